@@ -1,0 +1,30 @@
+"""`sounding` command line: a thin shell over the Python API (each command is one API call).
+
+Each area registers its commands on `app` in its own module, imported below.
+"""
+import sys
+
+from rich.console import Console
+
+from ..errors import SoundingError
+from .app import app
+from . import data_cmds, eval_cmds, engine_cmds, harness_cmds  # noqa: F401  (register commands)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: user errors become one red line and exit code 2, never a traceback."""
+    try:
+        app(args=argv)  # standalone mode: typer prints usage errors itself and exits
+    except SoundingError as e:
+        Console(stderr=True).print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        return 2
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except KeyboardInterrupt:
+        Console(stderr=True).print("[red]interrupted[/red]")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+"""CLI commands: engine_cmds."""
+from .app import app  # noqa: F401

@@ -1,0 +1,2 @@
+"""CLI commands: eval_cmds."""
+from .app import app  # noqa: F401

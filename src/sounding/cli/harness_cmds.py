@@ -1,0 +1,2 @@
+"""CLI commands: harness_cmds."""
+from .app import app  # noqa: F401
