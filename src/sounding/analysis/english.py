@@ -1,0 +1,87 @@
+"""English analyzer chains.
+
+`english-lucene` reproduces Lucene's EnglishAnalyzer as Anserini's DefaultEnglishAnalyzer uses it
+(the analysis behind every published Pyserini BEIR number): StandardTokenizer → English possessive
+removal → lower case → Lucene's 33 English stop words → Lucene's Porter stemmer.
+`english-snowball` swaps in the Snowball English (Porter2) stemmer and Snowball's stop list.
+"""
+from __future__ import annotations
+
+import Stemmer
+
+from . import register
+from .porter import LuceneStemmer
+from .standard import standard_tokenize
+
+# org.apache.lucene.analysis.en.EnglishAnalyzer.ENGLISH_STOP_WORDS_SET
+LUCENE_ENGLISH_STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then "
+    "there these they this to was will with".split()
+)
+assert len(LUCENE_ENGLISH_STOP_WORDS) == 33
+
+# snowballstem.org algorithms/english/stop.txt
+SNOWBALL_ENGLISH_STOP_WORDS = frozenset(
+    """i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
+    her hers herself it its itself they them their theirs themselves what which who whom this that
+    these those am is are was were be been being have has had having do does did doing would should
+    could ought i'm you're he's she's it's we're they're i've you've we've they've i'd you'd he'd
+    she'd we'd they'd i'll you'll he'll she'll we'll they'll isn't aren't wasn't weren't hasn't
+    haven't hadn't doesn't don't didn't won't wouldn't shan't shouldn't can't cannot couldn't mustn't
+    let's that's who's what's here's there's when's where's why's how's a an the and but if or
+    because as until while of at by for with about against between into through during before after
+    above below to from up down in out on off over under again further then once here there when
+    where why how all any both each few more most other some such no nor not only own same so than
+    too very""".split()
+)
+
+_POSSESSIVE_QUOTES = ("'", "\u2019", "\uff07")
+
+
+def _strip_possessive(token: str) -> str:
+    # EnglishPossessiveFilter: drop a trailing 's / ’s / ＇s (case of the s already folded).
+    if len(token) >= 2 and token[-1] == "s" and token[-2] in _POSSESSIVE_QUOTES:
+        return token[:-2]
+    return token
+
+
+class EnglishAnalyzer:
+    """Tokenise, fold possessives and case, drop stop words, stem; stems are cached per surface form."""
+
+    def __init__(self, name: str, stop_words: frozenset[str], stem_words):
+        self.name = name
+        self.stop_words = stop_words
+        self._stem_words = stem_words
+        self._cache: dict[str, str] = {}  # lower-cased token → term ("" for a stop word)
+
+    def __call__(self, text: str) -> list[str]:
+        # Lower-casing the whole text first equals Lucene's per-token LowerCaseFilter here:
+        # case does not change UAX#29 word classes, and the possessive filter accepts 's and 'S.
+        tokens = standard_tokenize(text.lower())
+        cache = self._cache
+        missing = [t for t in set(tokens) if t not in cache]
+        if missing:
+            self._learn(missing)
+        return [term for term in map(cache.__getitem__, tokens) if term]
+
+    def analyze_many(self, texts: list[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    def _learn(self, tokens: list[str]) -> None:
+        surfaces = [_strip_possessive(t) for t in tokens]
+        keep = [s for s in surfaces if s and s not in self.stop_words]
+        stems = dict(zip(keep, self._stem_words(keep)))
+        for token, surface in zip(tokens, surfaces):
+            self._cache[token] = stems.get(surface, "")
+
+
+def _lucene() -> EnglishAnalyzer:
+    return EnglishAnalyzer("english-lucene", LUCENE_ENGLISH_STOP_WORDS, LuceneStemmer().stem_words)
+
+
+def _snowball() -> EnglishAnalyzer:
+    return EnglishAnalyzer("english-snowball", SNOWBALL_ENGLISH_STOP_WORDS, Stemmer.Stemmer("english").stemWords)
+
+
+register("english-lucene", _lucene, "Lucene EnglishAnalyzer as Anserini uses it (Porter, 33 stop words)")
+register("english-snowball", _snowball, "StandardTokenizer, Snowball English stemmer and stop list")

@@ -1,0 +1,1 @@
+"""Mr. TyDi language analyzers (registered on import)."""
