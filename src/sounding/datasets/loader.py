@@ -1,0 +1,127 @@
+"""Dataset-level loading: one split's judged queries and qrels, plus a path to stream the corpus."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import SoundingError
+from . import Document, beir, mrtydi
+from .readers import iter_corpus, iter_qrels, load_qrels, load_queries
+from .registry import REGISTRY, DatasetInfo
+
+
+@dataclass
+class Dataset:
+    name: str
+    root: Path
+    corpus_path: Path | None
+    queries: dict[str, str]  # only the queries judged in `split`
+    qrels: dict[str, dict[str, int]]
+    language: str
+    split: str
+    info: DatasetInfo | None = None
+
+    def corpus(self) -> Iterator[Document]:
+        """Stream the documents; a clear error when this copy has no corpus (e.g. Mr. TyDi topics only)."""
+        if self.corpus_path is None:
+            raise SoundingError(
+                f"{self.name}: no corpus in {self.root} (expected corpus.jsonl[.gz] or collection/docs.jsonl.gz); "
+                f"run `sounding fetch {self.name}` or point --data-dir at a full copy")
+        return iter_corpus(self.corpus_path)
+
+
+def split_files(root: Path, split: str, info: DatasetInfo | None = None) -> tuple[beir.Files, str]:
+    """The files of `split` in `root` and the language, whichever layout the folder uses."""
+    if info is not None:
+        kind = info.kind
+    elif beir.is_beir(root):
+        kind = "beir"
+    elif mrtydi.is_mrtydi(root):
+        kind = "mrtydi"
+    else:
+        raise SoundingError(f"{root}: not a dataset folder (no qrels/ folder, corpus.jsonl or Mr. TyDi qrels)")
+    if kind == "mrtydi":
+        lang = info.language if info else mrtydi.language(root)
+        return mrtydi.files(root, split, lang), lang or "und"
+    return beir.files(root, split), (info.language if info else "en")
+
+
+def info_for_folder(root: Path) -> DatasetInfo | None:
+    """The registry entry a folder stands for, judged by its place (beir/scifact, mrtydi/sw, scifact)."""
+    root = root.resolve()
+    name, parent = root.name, root.parent.name
+    candidates = [name, f"{parent}-{name}"]
+    if parent == "mrtydi":
+        candidates.append(f"mrtydi-{name}")
+    candidates += [i.name for i in REGISTRY.values() if i.archive_root and i.archive_root == name]
+    for c in candidates:
+        if c in REGISTRY:
+            return REGISTRY[c]
+    return None
+
+
+def load_split(root: Path, split: str = "test", info: DatasetInfo | None = None) -> Dataset:
+    files, lang = split_files(root, split, info)
+    qrels = load_qrels(files.qrels)
+    all_queries = load_queries(files.queries)
+    # The split's queries are exactly the judged ones (BEIR and trec_eval -c both average over them).
+    missing = [q for q in qrels if q not in all_queries]
+    if missing:
+        raise SoundingError(f"{files.qrels}: {len(missing)} judged queries have no text in {files.queries} "
+                            f"(e.g. {', '.join(missing[:3])})")
+    queries = {q: text for q, text in all_queries.items() if q in qrels}  # file order
+    name = info.name if info else root.name
+    return Dataset(name, root, files.corpus, queries, qrels, lang, split, info)
+
+
+def load_dataset(name_or_dir: str | Path, *, split: str = "test", data_dir: str | Path | None = None) -> Dataset:
+    """Load `split` of a registry dataset (found locally or fetched) or of a folder in BEIR/Mr. TyDi layout."""
+    from .fetch import resolve  # fetch imports this module for count checks
+
+    info = None if Path(name_or_dir).is_dir() else REGISTRY.get(str(name_or_dir))
+    kids = [i.name for i in REGISTRY.values() if info and i.parent == info.name]
+    if kids:  # cqadupstack: scored per forum, then averaged
+        raise SoundingError(f"{info.name} is a bundle of {len(kids)} sub-forums; load one of them "
+                            f"({', '.join(kids[:3])}, …) and average the per-forum means")
+    root = resolve(name_or_dir, data_dir=data_dir)
+    return load_split(root, split, info or info_for_folder(root))
+
+
+def count(root: Path, info: DatasetInfo | None = None, *, docs: bool = True) -> dict[str, int]:
+    """What a folder holds: docs (when a corpus is present) and, per split present, judged queries and qrels lines."""
+    out: dict[str, int] = {}
+    splits = list(info.splits) if info and info.splits else ["test", "dev", "train"]
+    corpus = None
+    for split in splits:
+        try:
+            files, _ = split_files(root, split, info)
+        except SoundingError:
+            continue
+        corpus = corpus or files.corpus
+        judged: set[str] = set()
+        lines = 0
+        for qid, _, _, _ in iter_qrels(files.qrels):
+            judged.add(qid)
+            lines += 1
+        out[f"{split}_queries"], out[f"{split}_qrels"] = len(judged), lines
+    if docs and corpus is not None:
+        out["docs"] = sum(1 for _ in iter_corpus(corpus))
+    return out
+
+
+def check_counts(root: Path, info: DatasetInfo) -> list[str]:
+    """Differences between a folder and the registry's verified counts ([] when all agree)."""
+    found = count(root, info, docs=info.docs is not None)
+    problems = []
+    if "test_qrels" not in found and "test" in info.splits:
+        problems.append("no test qrels found")
+    expected = {"docs": info.docs}
+    for split, s in info.splits.items():
+        expected[f"{split}_queries"], expected[f"{split}_qrels"] = s.queries, s.qrels
+    for key, want in expected.items():
+        if want is not None and key in found and found[key] != want:
+            problems.append(f"{key.replace('_', ' ')}: expected {want:,}, found {found[key]:,}")
+    if info.kind == "beir" and info.docs is not None and "docs" not in found:
+        problems.append("no corpus.jsonl found")
+    return problems

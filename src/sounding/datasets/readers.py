@@ -1,0 +1,140 @@
+"""Streaming readers for corpus, queries and qrels files (gzip or plain, told apart by magic bytes).
+
+Each bad line is a DataError naming file and line; a cut-short gzip is a one-line error
+naming the file, never a traceback.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import DataError, SoundingError
+from . import Document
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def is_gzip(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == _GZIP_MAGIC
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """(1-based line number, text without line end) for each non-blank line; CRLF tolerated."""
+    path = Path(path)
+    if not path.is_file():
+        raise SoundingError(f"{path}: file not found")
+    # Magic bytes, not the extension, decide: a renamed .gz or an unpacked *.gz both read right.
+    stream = gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+    lineno = 0
+    try:
+        with stream:
+            for lineno, raw in enumerate(stream, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise DataError(path, lineno, f"invalid UTF-8 at byte {e.start}") from None
+                if lineno == 1:
+                    line = line.lstrip("\ufeff")  # a BOM is not part of the first id
+                line = line.rstrip("\r\n")
+                if line.strip():
+                    yield lineno, line
+    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+        # A download or copy cut short: say which file, and what to do, in one line.
+        raise DataError(path, None, f"gzip data is truncated or corrupt after line {lineno} ({e}); "
+                                    "fetch or copy the file again") from None
+
+
+def _json_object(path: Path, lineno: int, line: str) -> dict:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise DataError(path, lineno, f"bad JSON: {e.msg} (column {e.colno})") from None
+    if not isinstance(obj, dict):
+        raise DataError(path, lineno, f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def _field(obj: dict, names: tuple[str, ...]):
+    for n in names:
+        if n in obj and obj[n] is not None:
+            return obj[n]
+    return None
+
+
+def iter_corpus(path: str | Path) -> Iterator[Document]:
+    """Documents of a corpus JSONL: BEIR (`_id`, `title`, `text`), Mr. TyDi on Hugging Face
+    (`docid`, `title`, `text`) or the castorini tarball / Anserini JSON (`id`, `contents`)."""
+    path = Path(path)
+    for lineno, line in iter_lines(path):
+        obj = _json_object(path, lineno, line)
+        doc_id = _field(obj, ("_id", "docid", "id"))
+        if doc_id is None or str(doc_id) == "":
+            raise DataError(path, lineno, "document has no id (`_id`, `docid` or `id`)")
+        text = _field(obj, ("text", "contents"))
+        title = obj.get("title")
+        yield Document(str(doc_id), "" if title is None else str(title), "" if text is None else str(text), lineno)
+
+
+def load_queries(path: str | Path) -> dict[str, str]:
+    """qid → text from BEIR queries.jsonl (`_id`, `text`) or a TSV `qid<TAB>text` (Mr. TyDi topics)."""
+    path = Path(path)
+    queries: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for lineno, line in iter_lines(path):
+        if line.lstrip().startswith("{"):
+            obj = _json_object(path, lineno, line)
+            qid, text = _field(obj, ("_id", "query_id", "qid", "id")), _field(obj, ("text", "query", "title"))
+            if qid is None or text is None:
+                raise DataError(path, lineno, "query needs `_id` and `text`")
+        else:
+            qid, sep, text = line.partition("\t")
+            if not sep:
+                raise DataError(path, lineno, "expected `qid<TAB>text`")
+        qid = str(qid).strip()
+        if qid in first_line:
+            raise DataError(path, lineno, f"duplicate query id {qid!r} (first on line {first_line[qid]})")
+        first_line[qid] = lineno
+        queries[qid] = str(text)
+    return queries
+
+
+def iter_qrels(path: str | Path) -> Iterator[tuple[str, str, int, int]]:
+    """(qid, docid, grade, line) per judgement: BEIR TSV (`query-id corpus-id score`, header
+    optional) or TREC (`qid Q0 docid grade`)."""
+    path = Path(path)
+    for lineno, line in iter_lines(path):
+        # Tabs when present (BEIR ids may hold spaces), else any whitespace (TREC files).
+        parts = [p.strip() for p in line.split("\t")] if "\t" in line else line.split()
+        if lineno == 1 and parts and parts[0].lower() in ("query-id", "query_id", "qid", "query"):
+            continue  # BEIR header
+        if len(parts) == 3:
+            qid, docid, grade = parts
+        elif len(parts) == 4:
+            qid, _, docid, grade = parts
+        else:
+            raise DataError(path, lineno, f"expected 3 (BEIR) or 4 (TREC) columns, got {len(parts)}")
+        try:
+            value = int(grade)
+        except ValueError:
+            try:  # "1.0" is an integer grade written as a float; "0.5" is not
+                f = float(grade)
+                if not f.is_integer():
+                    raise ValueError
+                value = int(f)
+            except ValueError:
+                raise DataError(path, lineno, f"relevance grade {grade!r} is not an integer") from None
+        if not qid or not docid:
+            raise DataError(path, lineno, "empty query or document id")
+        yield qid, docid, value, lineno
+
+
+def load_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """qid → {docid: grade}; a pair judged twice keeps the later grade."""
+    qrels: dict[str, dict[str, int]] = {}
+    for qid, docid, grade, _ in iter_qrels(path):
+        qrels.setdefault(qid, {})[docid] = grade
+    return qrels
