@@ -1,0 +1,117 @@
+"""On-disk index layout: one folder per index, committed atomically by generation.
+
+    INDEX/CURRENT               name of the live generation ("gen-000001"), replaced by os.replace
+    INDEX/gen-000001/manifest.json
+    INDEX/gen-000001/*.npy      contiguous arrays, opened with np.load(mmap_mode="r")
+    INDEX/gen-000001/terms.txt  vocabulary, sorted, one term per line (id = line number)
+    INDEX/gen-000001/docids.txt external document ids in internal order
+
+A build writes a new generation beside the live one and flips CURRENT last, so an interrupted
+build never touches the index readers use (Lucene's segments_N idea, one level simpler).
+Arrays: `offsets` (n_fields, n_terms + 1) int64 into `docs` (uint32) and `tfs` (uint16, or uint32
+when a term frequency exceeds 65,535); `lengths` (n_fields, n_docs) uint32 analysed token counts;
+`docid_rank` (n_docs) uint32, each id's rank in byte order, for trec_eval's docid tie order.
+"""
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..errors import SoundingError
+
+FORMAT_NAME = "sounding-index"
+FORMAT_VERSION = 1
+ARRAYS = ("offsets", "docs", "tfs", "lengths", "docid_rank")
+TEXT_FILES = ("terms.txt", "docids.txt")
+
+
+@dataclass
+class FieldStats:
+    doc_count: int  # documents with at least one token in the field (Lucene's docCount)
+    sum_length: int  # total analysed tokens in the field (Lucene's sumTotalTermFreq)
+    postings: int
+
+
+@dataclass
+class Manifest:
+    analyzer: str
+    n_docs: int
+    n_terms: int
+    fields: list[str]
+    field_stats: dict[str, FieldStats]
+    positions: bool = False
+    empty_docs: int = 0
+    docs_without_title: int = 0
+    source: str = ""
+    content_hash: str = ""  # sha256 of the analysed input stream: equal corpora, equal hash
+    checksums: dict[str, str] = field(default_factory=dict)  # file → crc32 (hex)
+    format: str = FORMAT_NAME
+    version: int = FORMAT_VERSION
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str, where: Path) -> "Manifest":
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise SoundingError(f"{where}: damaged index manifest ({e.msg})") from None
+        if raw.get("format") != FORMAT_NAME:
+            raise SoundingError(f"{where}: not a Sounding index")
+        if raw.get("version", 0) > FORMAT_VERSION:
+            raise SoundingError(
+                f"{where}: index format version {raw['version']} is newer than this Sounding "
+                f"understands ({FORMAT_VERSION}); upgrade Sounding or rebuild the index"
+            )
+        if raw.get("version") != FORMAT_VERSION:
+            raise SoundingError(f"{where}: index format version {raw.get('version')} is too old; rebuild the index")
+        raw["field_stats"] = {k: FieldStats(**v) for k, v in raw["field_stats"].items()}
+        return cls(**raw)
+
+
+def crc32_file(path: Path) -> str:
+    crc = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 22):
+            crc = zlib.crc32(chunk, crc)
+    return f"{crc:08x}"
+
+
+def live_generation(root: Path) -> Path:
+    """The folder of the committed generation, or a one-line error saying what is wrong."""
+    root = Path(root)
+    current = root / "CURRENT"
+    if not current.is_file():
+        if not root.exists():
+            raise SoundingError(f"{root}: no such index (build one with `sounding index`)")
+        raise SoundingError(f"{root}: not a Sounding index (no CURRENT file); was the build interrupted before its first commit?")
+    gen = root / current.read_text().strip()
+    if not (gen / "manifest.json").is_file():
+        raise SoundingError(f"{root}: damaged index: generation {gen.name} has no manifest")
+    return gen
+
+
+def commit_generation(root: Path, built: Path) -> Path:
+    """Make `built` (a finished folder inside `root`) the live generation, then drop older ones."""
+    old = (root / "CURRENT").read_text().strip() if (root / "CURRENT").is_file() else None
+    tmp = root / f"CURRENT.tmp-{os.getpid()}"
+    tmp.write_text(built.name + "\n")
+    os.replace(tmp, root / "CURRENT")  # the atomic step
+    if old and old != built.name:
+        _remove_tree(root / old)
+    return built
+
+
+def next_generation_name(root: Path) -> str:
+    gens = [int(p.name[4:]) for p in Path(root).glob("gen-*") if p.name[4:].isdigit()]
+    return f"gen-{max(gens, default=0) + 1:06d}"
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,68 @@
+"""Open a built index: validate the manifest, check file checksums, map the arrays from disk."""
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SoundingError
+from .format import ARRAYS, TEXT_FILES, Manifest, crc32_file, live_generation
+
+
+class Index:
+    """A read-only index. Arrays are memory-mapped, so opening costs little beyond the checks."""
+
+    def __init__(self, path: str | Path, *, verify: bool = True):
+        self.root = Path(path)
+        self.folder = live_generation(self.root)
+        self.manifest = Manifest.from_json((self.folder / "manifest.json").read_text(), self.folder)
+        for name in [f"{a}.npy" for a in ARRAYS] + list(TEXT_FILES):
+            p = self.folder / name
+            if not p.is_file():
+                raise SoundingError(f"{self.root}: damaged index: {name} is missing")
+            if verify and self.manifest.checksums.get(name) != crc32_file(p):
+                raise SoundingError(f"{self.root}: damaged index: checksum of {name} does not match its manifest")
+        try:
+            arrays = {a: np.load(self.folder / f"{a}.npy", mmap_mode="r") for a in ARRAYS}
+        except ValueError as e:
+            raise SoundingError(f"{self.root}: damaged index: {e}") from None
+        self.offsets, self.docs, self.tfs = arrays["offsets"], arrays["docs"], arrays["tfs"]
+        self.lengths, self.docid_rank = arrays["lengths"], arrays["docid_rank"]
+        m = self.manifest
+        if self.offsets.shape != (len(m.fields), m.n_terms + 1) or self.lengths.shape != (len(m.fields), m.n_docs):
+            raise SoundingError(f"{self.root}: damaged index: array shapes disagree with the manifest")
+
+    @property
+    def analyzer(self) -> str:
+        return self.manifest.analyzer
+
+    @property
+    def n_docs(self) -> int:
+        return self.manifest.n_docs
+
+    def field_id(self, name: str) -> int:
+        try:
+            return self.manifest.fields.index(name)
+        except ValueError:
+            raise SoundingError(f"index has no field {name!r} (fields: {', '.join(self.manifest.fields)})") from None
+
+    @cached_property
+    def docids(self) -> list[str]:
+        return (self.folder / "docids.txt").read_text(encoding="utf-8").split("\n")
+
+    @cached_property
+    def terms(self) -> list[str]:
+        text = (self.folder / "terms.txt").read_text(encoding="utf-8")
+        return text.split("\n") if text else []
+
+    @cached_property
+    def term_ids(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.terms)}
+
+    def doc_freq(self, field: int) -> np.ndarray:
+        """Documents containing each term in `field` (int64, one per term)."""
+        return np.diff(self.offsets[field])
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.folder.iterdir())

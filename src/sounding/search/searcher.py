@@ -1,0 +1,177 @@
+"""Batch BM25 search over an index: query analysis, clause building, parallel compiled kernels."""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from ..analysis import get_analyzer
+from ..errors import SoundingError
+from ..index import Index
+from . import bm25, topk
+from .layouts import Layout
+
+
+@dataclass
+class Results:
+    """Top-k per query: internal doc numbers (-1 padded) and float32 scores, best first."""
+
+    qids: list[str]
+    docs: np.ndarray
+    scores: np.ndarray
+    counts: np.ndarray
+    docids: list[str]
+    seconds: float = 0.0
+    settings: dict = field(default_factory=dict)
+
+    def hits(self, i: int, *, remove_self_hits: bool = False) -> list[tuple[str, float]]:
+        qid, ids = self.qids[i], self.docids
+        out = [(ids[d], float(s)) for d, s in zip(self.docs[i, : self.counts[i]].tolist(),
+                                                    self.scores[i, : self.counts[i]].tolist())]
+        return [h for h in out if h[0] != qid] if remove_self_hits else out
+
+    def to_run(self, *, remove_self_hits: bool = False) -> dict[str, dict[str, float]]:
+        """qid → {docid: score} (the Run type of sounding.eval); own hits dropped if asked."""
+        return {q: dict(self.hits(i, remove_self_hits=remove_self_hits)) for i, q in enumerate(self.qids)}
+
+    @property
+    def queries_per_second(self) -> float:
+        return len(self.qids) / self.seconds if self.seconds else float("inf")
+
+
+class Searcher:
+    """BM25 over one index, with k1, b and the layout chosen per search (nothing baked in)."""
+
+    def __init__(self, index: Index | str, *, analyzer: str | None = None):
+        self.index = index if isinstance(index, Index) else Index(index)
+        self.analyze = get_analyzer(analyzer or self.index.analyzer)
+        ix = self.index
+        self._offsets = np.asarray(ix.offsets)
+        self._docs = np.asarray(ix.docs)
+        self._tfs = np.asarray(ix.tfs)
+        self._rank = np.asarray(ix.docid_rank)
+        self._df = np.diff(self._offsets, axis=1)
+        self._norm_cache: dict[tuple, np.ndarray] = {}
+
+    # -- public -------------------------------------------------------------------------------
+    def search(
+        self,
+        queries: Mapping[str, str] | Iterable[tuple[str, str]],
+        *,
+        layout: str | Layout = "flat",
+        k1: float = 0.9,
+        b: float = 0.4,
+        k: int = 1000,
+        threads: int = 1,
+        lucene_norms: bool = False,
+        title_weight: float | None = None,
+    ) -> Results:
+        lay = layout if isinstance(layout, Layout) else Layout.named(layout, title_weight=title_weight)
+        items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
+        if k < 1:
+            raise SoundingError("k (hits per query) must be at least 1")
+        if lucene_norms and lay.name == "bm25f":
+            raise SoundingError("lucene_norms applies to Lucene's BM25 layouts (flat, multifield, multifield-max), not bm25f")
+        start = time.perf_counter()
+        clauses = self._clauses(items, lay, k1, b, lucene_norms)
+        n_q = len(items)
+        out_docs = np.full((n_q, k), -1, dtype=np.int64)
+        out_scores = np.zeros((n_q, k), dtype=np.float32)
+        out_n = np.zeros(n_q, dtype=np.int64)
+        blocks = np.array_split(np.arange(n_q), max(1, min(threads, n_q)))
+        run_block = self._block_runner(lay, k1, b, lucene_norms, clauses, k, out_docs, out_scores, out_n)
+        if len(blocks) == 1:
+            run_block(blocks[0])
+        else:
+            with ThreadPoolExecutor(len(blocks)) as pool:
+                list(pool.map(run_block, blocks))
+        seconds = time.perf_counter() - start
+        settings = dict(layout=lay.name, k1=k1, b=b, k=k, lucene_norms=lucene_norms, weights=lay.weights)
+        return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings)
+
+    # -- internals ----------------------------------------------------------------------------
+    def _clauses(self, items, lay: Layout, k1, b, lucene):
+        """Per-query clause arrays (CSR): field, term, weight, group, and idf for bm25f."""
+        term_ids = self.index.term_ids
+        stats = self.index.manifest.field_stats
+        fields = self.index.manifest.fields
+        ptr, c_field, c_term, c_weight, c_group, c_idf = [0], [], [], [], [], []
+        bm25f = lay.name == "bm25f"
+        flat = fields.index("flat")
+        for _, text in items:
+            counts = Counter(t for t in self.analyze(text) if t in term_ids)  # insertion order: deterministic
+            for gi, (term, count) in enumerate(counts.items()):
+                t = term_ids[term]
+                if bm25f:
+                    df = self._df[flat, t]
+                    idf = float(bm25.idf(df, stats["flat"].doc_count)) * count
+                for fi, (fname, fw) in enumerate(lay.weights.items()):
+                    f = fields.index(fname)
+                    df = self._df[f, t]
+                    if df == 0 or fw == 0:
+                        continue
+                    if bm25f:
+                        w = fw
+                    elif lucene:
+                        w = float(np.float32(fw * count) * bm25.idf_lucene(df, stats[fname].doc_count))
+                    else:
+                        w = fw * count * float(bm25.idf(df, stats[fname].doc_count)) * (k1 + 1.0)
+                    c_field.append(f)
+                    c_term.append(t)
+                    c_weight.append(w)
+                    c_group.append(gi if bm25f else (fi if lay.name == "multifield-max" else 0))
+                    c_idf.append(idf if bm25f else 0.0)
+            ptr.append(len(c_field))
+        return (np.asarray(ptr, np.int64), np.asarray(c_field, np.int64), np.asarray(c_term, np.int64),
+                np.asarray(c_weight, np.float64), np.asarray(c_group, np.int64), np.asarray(c_idf, np.float64))
+
+    def _norms(self, lay: Layout, k1, b, lucene) -> np.ndarray:
+        """Per field and document: k1·(1−b+b·len/avg) (default), Lucene's 1/norm, or 1/B_f (bm25f)."""
+        key = (lay.name, k1, b, lucene, tuple(sorted(lay.field_b.items())))
+        if key not in self._norm_cache:
+            ix = self.index
+            rows = []
+            for f, fname in enumerate(ix.manifest.fields):
+                st = ix.manifest.field_stats[fname]
+                lengths = ix.lengths[f]
+                avg = st.sum_length / st.doc_count if st.doc_count else 1.0
+                if lay.name == "bm25f":
+                    fb = lay.field_b.get(fname)
+                    fb = b if fb is None else fb
+                    rows.append((1.0 / (1.0 - fb + fb * lengths / avg)).astype(np.float32))
+                elif lucene:
+                    rows.append(bm25.inverse_norm_lucene(lengths, st.sum_length, st.doc_count, k1, b))
+                else:
+                    rows.append(bm25.length_norm(lengths, avg, k1, b).astype(np.float32))
+            self._norm_cache = {key: np.ascontiguousarray(np.stack(rows))}  # keep one setting: memory
+        return self._norm_cache[key]
+
+    def _block_runner(self, lay, k1, b, lucene, clauses, k, out_docs, out_scores, out_n):
+        ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
+        norms = self._norms(lay, k1, b, lucene)
+        n_docs = self.index.n_docs
+        n_groups = 2 if lay.name == "multifield-max" else 1
+
+        def run(block: np.ndarray) -> None:
+            if len(block) == 0:
+                return
+            lo, hi = int(block[0]), int(block[-1]) + 1
+            q_ptr = ptr[lo : hi + 1]
+            acc = np.zeros((n_groups, n_docs), dtype=np.float64)
+            final = np.zeros(n_docs, dtype=np.float32)
+            touched = np.empty(n_docs, dtype=np.int64)
+            if lay.name == "bm25f":
+                topk.search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, float(k1),
+                                  self._offsets, self._docs, self._tfs, norms, self._rank, k,
+                                  out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, touched,
+                                  np.empty(n_docs, dtype=np.int64), np.zeros(n_docs, dtype=np.float64))
+            else:
+                topk.search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, lay.name == "multifield-max",
+                                self._offsets, self._docs, self._tfs, norms, lucene, self._rank, k,
+                                out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, touched)
+
+        return run
