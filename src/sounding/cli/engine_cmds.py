@@ -1,2 +1,60 @@
-"""CLI commands: engine_cmds."""
-from .app import app  # noqa: F401
+"""CLI commands: `sounding index` and `sounding search`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from .app import app
+
+console = Console(stderr=True)
+
+
+@app.command("index")
+def index_cmd(
+    dataset: str = typer.Argument(..., help="dataset name (see `sounding datasets`), dataset folder, or corpus file"),
+    out: Path = typer.Option(..., "--out", "-o", help="index folder to write (replaced atomically)"),
+    analyzer: str = typer.Option(None, help="analyzer name (default: the dataset language's Lucene-parity chain)"),
+    data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),
+) -> None:
+    """Build a BM25 index (title, text and flat fields) from a corpus."""
+    from ..pipeline import index_dataset
+
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("indexing", total=None)
+        report = index_dataset(dataset, out, analyzer=analyzer, data_dir=data_dir,
+                               progress=lambda n: bar.update(task, completed=n, description=f"indexed {n:,} docs"))
+    console.print(
+        f"indexed {report.n_docs:,} documents, {report.n_terms:,} terms in {report.seconds:.1f} s "
+        f"({report.bytes / 1e6:.1f} MB) → {report.path}"
+        + (f"; {report.empty_docs:,} empty" if report.empty_docs else "")
+        + (f"; {report.docs_without_title:,} without title" if report.docs_without_title else "")
+    )
+
+
+@app.command("search")
+def search_cmd(
+    index: Path = typer.Argument(..., help="index folder"),
+    queries: Path = typer.Option(..., "--queries", "-q", help="queries: BEIR jsonl[.gz] or TSV of id and text"),
+    run: Path = typer.Option(..., "--run", help="TREC run file to write"),
+    layout: str = typer.Option("flat", help="flat | multifield | multifield-max | bm25f"),
+    k1: float = typer.Option(0.9, help="BM25 k1 (Anserini 0.9, Lucene 1.2)"),
+    b: float = typer.Option(0.4, help="BM25 b (Anserini 0.4, Lucene 0.75)"),
+    hits: int = typer.Option(1000, help="hits per query"),
+    threads: int = typer.Option(1, help="search threads (results do not depend on it)"),
+    lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte length norms and float arithmetic"),
+    title_weight: float = typer.Option(None, help="title weight (multifield default 1, bm25f default 3)"),
+    remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="drop hits whose id equals the query id"),
+    tag: str = typer.Option("sounding", help="run tag (last column)"),
+) -> None:
+    """Search an index with BM25 and write a TREC run file."""
+    from ..eval.trec import write_run
+    from ..pipeline import search_queries_file
+
+    results = search_queries_file(index, queries, layout=layout, k1=k1, b=b, hits=hits, threads=threads,
+                                  lucene_norms=lucene_norms, title_weight=title_weight)
+    write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
+    console.print(f"{len(results.qids):,} queries in {results.seconds:.2f} s "
+                  f"({results.queries_per_second:,.0f} q/s) → {run}")

@@ -1,2 +1,76 @@
-"""CLI commands: harness_cmds."""
-from .app import app  # noqa: F401
+"""CLI command: `sounding run` — the main job."""
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .app import app
+
+console = Console(width=None if sys.stdout.isatty() else 140)
+
+
+@app.command("run")
+def run_cmd(
+    datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`) or folders in BEIR layout"),
+    out: Path = typer.Option(Path("sounding-out"), "--out", "-o", help="output folder (results.json, runs, reports)"),
+    layouts: str = typer.Option("flat,multifield,multifield-max,bm25f", help="comma-separated layouts"),
+    params: str = typer.Option("anserini,lucene", help="BM25 parameter sets: anserini (0.9/0.4), lucene (1.2/0.75)"),
+    engines: str = typer.Option("sounding", help="engines to compare: sounding,bm25s,tantivy,pisa,pyserini"),
+    lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte norms and float arithmetic (exact Pyserini parity)"),
+    hits: int = typer.Option(None, help="hits per query (default 1000; Mr. TyDi 100)"),
+    threads: int = typer.Option(None, help="search threads (default: all cores; results do not depend on it)"),
+    data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),
+    phase: str = typer.Option("all", help="all | index | search (split large sets across jobs)"),
+    gate: bool = typer.Option(False, "--gate", help="exit non-zero if a dataset falls >1 point below its published baseline or a comparator"),
+) -> None:
+    """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
+    from ..harness import run_experiment
+
+    result = run_experiment(
+        datasets, out, engines=engines.split(","), layouts=layouts, params=params, lucene_norms=lucene_norms,
+        hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
+        command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
+    )
+    if phase == "index":
+        console.print(f"indexes ready in {out / 'indexes'}")
+        return
+    console.print(_table(result.rows))
+    try:
+        from ..harness.report import write_reports
+    except ImportError:
+        write_reports = None
+    if write_reports:
+        md, html = write_reports(out)
+        console.print(f"reports: {md}  {html}")
+    console.print(f"results: {out / 'results.json'}  ({result.seconds:.1f} s)")
+    status = 0
+    for f in result.crosscheck_failures:
+        console.print(f"[red]cross-check failed:[/red] {f}")
+        status = 1
+    if gate:
+        if result.gate_failures:
+            for f in result.gate_failures:
+                console.print(f"[red]gate:[/red] {f}")
+            status = 1
+        else:
+            console.print("[green]gate passed[/green]: no dataset more than one point below its published baseline or comparator")
+    if status:
+        raise typer.Exit(status)
+
+
+def _table(rows: list[dict]) -> Table:
+    t = Table(title="sounding run (nDCG@10 and R@100: BEIR convention, own hits dropped)")
+    for col in ("dataset", "setting", "nDCG@10", "raw", "R@100", "RR@100", "judged@10", "published", "q/s"):
+        t.add_column(col, justify="left" if col in ("dataset", "setting") else "right")
+    for r in rows:
+        m = r["metrics"]
+        pub = (r.get("published") or {}).get("nDCG@10")
+        t.add_row(r["dataset"], r["setting"].removeprefix("sounding.bm25."), f"{m['nDCG@10']:.4f}", f"{m.get('nDCG@10/raw', float('nan')):.4f}",
+                  f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
+                  f"{pub:.4f}" if pub is not None else "–", f"{r['qps']:,.0f}" if r.get("qps") else "–")
+    return t

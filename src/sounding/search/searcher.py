@@ -76,6 +76,7 @@ class Searcher:
             raise SoundingError("k (hits per query) must be at least 1")
         if lucene_norms and lay.name == "bm25f":
             raise SoundingError("lucene_norms applies to Lucene's BM25 layouts (flat, multifield, multifield-max), not bm25f")
+        self._warm_up(lay, k1, b, lucene_norms, k)
         start = time.perf_counter()
         clauses = self._clauses(items, lay, k1, b, lucene_norms)
         n_q = len(items)
@@ -94,6 +95,13 @@ class Searcher:
         return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings)
 
     # -- internals ----------------------------------------------------------------------------
+    def _warm_up(self, lay: Layout, k1, b, lucene, k) -> None:
+        """Compile (or load from numba's cache) the kernel with an empty batch, outside any timing."""
+        empty = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64),
+                 np.zeros(0, np.int64), np.zeros(0, np.float64))
+        self._block_runner(lay, k1, b, lucene, empty, k, np.zeros((0, k), np.int64), np.zeros((0, k), np.float32),
+                           np.zeros(0, np.int64))(np.arange(0))
+
     def _clauses(self, items, lay: Layout, k1, b, lucene):
         """Per-query clause arrays (CSR): field, term, weight, group, and idf for bm25f."""
         term_ids = self.index.term_ids
@@ -157,18 +165,17 @@ class Searcher:
         n_groups = 2 if lay.name == "multifield-max" else 1
 
         def run(block: np.ndarray) -> None:
-            if len(block) == 0:
-                return
-            lo, hi = int(block[0]), int(block[-1]) + 1
+            lo, hi = (int(block[0]), int(block[-1]) + 1) if len(block) else (0, 0)
             q_ptr = ptr[lo : hi + 1]
-            acc = np.zeros((n_groups, n_docs), dtype=np.float64)
-            final = np.zeros(n_docs, dtype=np.float32)
-            touched = np.empty(n_docs, dtype=np.int64)
+            size = n_docs if len(block) else 1  # an empty block only compiles the kernel
+            acc = np.zeros((n_groups, size), dtype=np.float64)
+            final = np.zeros(size, dtype=np.float32)
+            touched = np.empty(size, dtype=np.int64)
             if lay.name == "bm25f":
                 topk.search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, float(k1),
                                   self._offsets, self._docs, self._tfs, norms, self._rank, k,
                                   out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, touched,
-                                  np.empty(n_docs, dtype=np.int64), np.zeros(n_docs, dtype=np.float64))
+                                  np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.float64))
             else:
                 topk.search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, lay.name == "multifield-max",
                                 self._offsets, self._docs, self._tfs, norms, lucene, self._rank, k,

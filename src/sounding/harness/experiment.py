@@ -1,0 +1,260 @@
+"""`sounding run`: datasets × settings → run files, metrics, cross-checks, results.json.
+
+Layout of an output folder (everything keyed by content, so a second run reuses what it can):
+
+    OUT/run.json                    metadata, format version, gate verdict
+    OUT/results.json                list of rows, one per dataset × setting
+    OUT/indexes/<dataset>-<key>/    index, key = sha256(corpus file, analyzer, index format)
+    OUT/runs/<dataset>/<setting>.trec
+    OUT/rows/<dataset>/<setting>.json      the row + the cache key it was computed under
+    OUT/per_query/<dataset>/<setting>.json per-query values (for reports and significance)
+
+A setting whose row file carries the current key is not recomputed: an interrupted run resumes
+where it stopped, and an unchanged rerun only re-reads rows and rewrites the reports.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .. import __version__
+from ..datasets import Dataset, iter_corpus, load_dataset
+from ..errors import SoundingError
+from ..eval import crosscheck, evaluate, write_run
+from ..index import FORMAT_VERSION as INDEX_FORMAT
+from ..index import Index, build_index
+from ..pipeline import default_analyzer
+from ..search import Searcher
+from .settings import Setting, grid
+
+RESULTS_FORMAT = 1
+BEIR_MEASURES = ["nDCG@10", "R@100", "R@1000", "RR@100", "judged@10"]
+MRTYDI_MEASURES = ["RR@100", "R@100", "Success@100", "nDCG@10", "judged@10"]
+GATE_POINTS = 0.01  # "more than one point below" a published figure or a comparator
+
+
+@dataclass
+class ExperimentResult:
+    out: Path
+    rows: list[dict]
+    gate_failures: list[str] = field(default_factory=list)
+    crosscheck_failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_experiment(
+    datasets: list[str],
+    out: str | Path,
+    *,
+    engines: list[str] | None = None,
+    layouts: list[str] | None = None,
+    params: list[str] | None = None,
+    lucene_norms: bool = False,
+    hits: int | None = None,
+    threads: int | None = None,
+    data_dir: str | Path | None = None,
+    phase: str = "all",
+    gate: bool = False,
+    command: str = "",
+    log: Callable[[str], None] = print,
+) -> ExperimentResult:
+    """Index each dataset once, run every setting, score, cross-check and write OUT/results.json."""
+    from .settings import LAYOUTS, PRESETS, parse_list
+
+    start = time.perf_counter()
+    out = Path(out)
+    _check_out_dir(out)
+    if phase not in ("all", "index", "search"):
+        raise SoundingError(f"unknown phase {phase!r}; choose all, index or search")
+    engines = parse_list(engines or ["sounding"], tuple(_known_engines()), "engine")
+    settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
+                    lucene_norms)
+    threads = threads or os.cpu_count() or 1
+    loaded = [load_dataset(d, data_dir=data_dir) for d in datasets]  # fail fast on any bad name/folder
+    for ds in loaded:
+        if ds.corpus_path is None:
+            raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
+
+    rows: list[dict] = []
+    checks_failed: list[str] = []
+    for ds in loaded:
+        index_dir, index_info = _ensure_index(ds, out, phase, log)
+        if phase == "index":
+            continue
+        for s in settings:
+            row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log)
+            rows.append(row)
+            if row["crosscheck"] and not row["crosscheck"]["ok"]:
+                checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by {row['crosscheck']['max_diff']:.2e}")
+    failures = gate_failures(rows) if gate else []
+    if phase != "index":
+        _write_json(out / "results.json", rows)
+    _write_json(out / "run.json", {
+        "format": "sounding-run", "version": RESULTS_FORMAT, "sounding_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
+        "machine": {"cpu": _cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
+        "datasets": [ds.name for ds in loaded], "settings": [s.name for s in settings],
+        "gate": {"passed": not failures, "failures": failures} if gate else None,
+    })
+    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start)
+
+
+# -- indexing ----------------------------------------------------------------------------------
+def _ensure_index(ds: Dataset, out: Path, phase: str, log) -> tuple[Path, dict]:
+    analyzer = default_analyzer(ds.language)
+    key = _digest(_file_sha256(ds.corpus_path), analyzer, f"index-format-{INDEX_FORMAT}")
+    index_dir = out / "indexes" / f"{ds.name}-{key[:12]}"
+    info_file = index_dir / "build.json"
+    if info_file.is_file():
+        return index_dir, json.loads(info_file.read_text())
+    if phase == "search":
+        raise SoundingError(f"{ds.name}: no index in {out / 'indexes'}; run `sounding run --phase index` first")
+    log(f"indexing {ds.name} ({analyzer})")
+    report = build_index(iter_corpus(ds.corpus_path), index_dir, analyzer=analyzer, source=str(ds.corpus_path))
+    info = {"key": key, "analyzer": analyzer, "index_seconds": report.seconds, "index_bytes": report.bytes,
+            "n_docs": report.n_docs, "empty_docs": report.empty_docs, "docs_without_title": report.docs_without_title}
+    _write_json(info_file, info)
+    return index_dir, info
+
+
+# -- one setting -------------------------------------------------------------------------------
+def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log) -> dict:
+    k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
+    measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
+    key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
+                  json.dumps(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())), f"results-{RESULTS_FORMAT}")
+    row_file = out / "rows" / ds.name / f"{s.name}.json"
+    if row_file.is_file():
+        cached = json.loads(row_file.read_text())
+        if cached.get("key") == key:
+            return cached["row"]
+    log(f"{ds.name}: {s.name}")
+    run, seconds = _search(ds, s, index_dir, k, threads)
+    run_file = out / "runs" / ds.name / f"{s.name}.trec"
+    run_file.parent.mkdir(parents=True, exist_ok=True)
+    write_run(run, run_file, tag=s.name)
+    # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it.
+    scored = evaluate(ds.qrels, run, measures, remove_self_hits=True, per_query=True)
+    raw = evaluate(ds.qrels, run, ["nDCG@10"], per_query=True)
+    per_query = dict(scored.pop("per_query"))
+    per_query["nDCG@10/raw"] = raw["per_query"]["nDCG@10"]
+    metrics = {**scored, "nDCG@10/raw": raw["nDCG@10"]}
+    check = crosscheck(ds.qrels, run, remove_self_hits=True)
+    pq_file = out / "per_query" / ds.name / f"{s.name}.json"
+    _write_json(pq_file, per_query)
+    row = {
+        "dataset": ds.name, **s.describe(), "metrics": metrics, "n_queries": len(ds.qrels),
+        "crosscheck": {"ok": check.ok, "max_diff": check.max_diff},
+        "index_seconds": index_info["index_seconds"] if s.engine == "sounding" else None,
+        "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,
+        "search_seconds": seconds, "qps": len(ds.queries) / seconds if seconds else None,
+        "hits": k, "threads": threads,
+        "run_file": str(run_file.relative_to(out)), "per_query_file": str(pq_file.relative_to(out)),
+        "published": _published(ds.name, s), "model": None,
+    }
+    _write_json(row_file, {"key": key, "row": row})
+    return row
+
+
+def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int):
+    if s.engine == "sounding":
+        results = Searcher(index_dir).search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
+                                             lucene_norms=s.lucene_norms)
+        return results.to_run(), results.seconds
+    from ..engines import get_engine
+
+    engine = get_engine(s.engine)
+    workdir = index_dir.parent / f"{index_dir.name}.{s.engine}"
+    engine.index(list(iter_corpus(ds.corpus_path)), workdir)
+    return engine.search(ds.queries, k=k, k1=s.k1, b=s.b, threads=threads, batch=True)
+
+
+def _published(dataset: str, s: Setting) -> dict | None:
+    try:
+        from .baselines import baseline_for_row
+    except ImportError:  # baselines data not installed in this build
+        return None
+    return baseline_for_row({"dataset": dataset, **s.describe()})
+
+
+# -- gate --------------------------------------------------------------------------------------
+def gate_failures(rows: list[dict], measure: str = "nDCG@10") -> list[str]:
+    """Sounding rows more than one point below their published figure or a comparator at matched settings."""
+    failures = []
+    for row in rows:
+        if row["engine"] != "sounding":
+            continue
+        ours = row["metrics"].get(measure)
+        pub = (row.get("published") or {}).get(measure)
+        if pub is not None and ours < pub - GATE_POINTS:
+            failures.append(f"{row['dataset']} {row['setting']}: {measure} {ours:.4f} is {pub - ours:.4f} below "
+                            f"the published {pub:.4f} ({row['published'].get('source', '?')})")
+        for other in rows:
+            if (other["engine"] != "sounding" and other["dataset"] == row["dataset"] and other["layout"] == row["layout"]
+                    and other["k1"] == row["k1"] and other["b"] == row["b"]
+                    and ours < other["metrics"][measure] - GATE_POINTS):
+                failures.append(f"{row['dataset']} {row['setting']}: {measure} {ours:.4f} is below {other['engine']} "
+                                f"({other['metrics'][measure]:.4f}) at matched settings")
+    return failures
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _known_engines() -> list[str]:
+    try:
+        from ..engines import ENGINES
+    except ImportError:
+        return ["sounding"]
+    return list(dict.fromkeys(["sounding", *ENGINES]))
+
+
+def _check_out_dir(out: Path) -> None:
+    meta = out / "run.json"
+    if meta.is_file():
+        try:
+            version = json.loads(meta.read_text()).get("version")
+        except json.JSONDecodeError:
+            version = None
+        if version != RESULTS_FORMAT:
+            raise SoundingError(f"{out} holds results of another Sounding format (version {version}); "
+                                f"choose a new --out or delete the folder")
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def _write_json(path: Path, data) -> None:
+    """Write via a temp file and rename: an interrupted run never leaves half a JSON file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    os.replace(tmp, path)
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 22):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"

@@ -1,0 +1,60 @@
+"""The settings grid of `sounding run`: which engine, arm, layout and BM25 parameters make a run."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ..errors import SoundingError
+from ..search.bm25 import PRESETS
+from ..search.layouts import LAYOUTS
+
+
+@dataclass(frozen=True)
+class Setting:
+    engine: str = "sounding"
+    arm: str = "bm25"
+    layout: str = "flat"
+    params: str = "anserini"
+    lucene_norms: bool = False
+
+    @property
+    def k1(self) -> float:
+        return PRESETS[self.params][0]
+
+    @property
+    def b(self) -> float:
+        return PRESETS[self.params][1]
+
+    @property
+    def name(self) -> str:
+        return ".".join([self.engine, self.arm, self.layout, self.params] + (["lucene-norms"] if self.lucene_norms else []))
+
+    def describe(self) -> dict:
+        return {**asdict(self), "k1": self.k1, "b": self.b, "setting": self.name}
+
+
+def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[str, ...], what: str) -> list[str]:
+    """'a,b' or ['a', 'b'] → checked list (order kept, duplicates dropped)."""
+    if value is None:
+        return list(allowed)
+    items = value.split(",") if isinstance(value, str) else [v for x in value for v in x.split(",")]
+    items = list(dict.fromkeys(i.strip() for i in items if i.strip()))
+    bad = [i for i in items if i not in allowed]
+    if bad:
+        raise SoundingError(f"unknown {what} {', '.join(bad)}; choose from: {', '.join(allowed)}")
+    return items
+
+
+def grid(engines: list[str], layouts: list[str], params: list[str], lucene_norms: bool) -> list[Setting]:
+    """Sounding runs every layout × parameter set; comparator engines run the flat layout only."""
+    out = []
+    for engine in engines:
+        for layout in layouts if engine == "sounding" else ["flat"]:
+            if engine != "sounding" and "flat" not in layouts:
+                continue
+            for p in params:
+                norms = lucene_norms and engine == "sounding" and layout != "bm25f"
+                out.append(Setting(engine, "bm25", layout, p, norms))
+    return out
+
+
+__all__ = ["Setting", "grid", "parse_list", "LAYOUTS", "PRESETS"]
