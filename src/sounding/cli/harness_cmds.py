@@ -27,13 +27,15 @@ def run_cmd(
     data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),
     phase: str = typer.Option("all", help="all | index | search (split large sets across jobs)"),
     gate: bool = typer.Option(False, "--gate", help="exit non-zero if a dataset falls >1 point below its published baseline or a comparator"),
+    arms: str = typer.Option("bm25", help="arms: bm25,dense,hybrid,sparse,rerank (non-BM25 arms need the `dense` extra)"),
+    model: list[str] = typer.Option(None, "--model", help="model name or path for the dense/sparse/rerank arms (repeatable)"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
     from ..harness import run_experiment
 
     result = run_experiment(
         datasets, out, engines=engines.split(","), layouts=layouts, params=params, lucene_norms=lucene_norms,
-        hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
+        hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate, arms=arms.split(","), models=model,
         command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
     )
     if phase == "index":

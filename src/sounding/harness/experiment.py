@@ -61,6 +61,8 @@ def run_experiment(
     data_dir: str | Path | None = None,
     phase: str = "all",
     gate: bool = False,
+    arms: list[str] | None = None,
+    models: list[str] | None = None,
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
@@ -73,8 +75,13 @@ def run_experiment(
     if phase not in ("all", "index", "search"):
         raise SoundingError(f"unknown phase {phase!r}; choose all, index or search")
     engines = parse_list(engines or ["sounding"], tuple(_known_engines()), "engine")
+    arms = parse_list(arms or ["bm25"], ("bm25", *_known_arms()), "arm")
     settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
-                    lucene_norms)
+                    lucene_norms) if "bm25" in arms else []
+    if set(arms) - {"bm25"}:
+        from .arms import arm_settings  # dense, hybrid, sparse, rerank (need the `dense` extra)
+
+        settings += arm_settings([a for a in arms if a != "bm25"], models or [])
     threads = threads or os.cpu_count() or 1
     loaded = [load_dataset(d, data_dir=data_dir) for d in datasets]  # fail fast on any bad name/folder
     for ds in loaded:
@@ -135,7 +142,16 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         if cached.get("key") == key:
             return cached["row"]
     log(f"{ds.name}: {s.name}")
-    run, seconds = _search(ds, s, index_dir, k, threads)
+    extra: dict = {}
+    if s.arm == "bm25":
+        run, seconds = _search(ds, s, index_dir, k, threads)
+    else:
+        from .arms import ArmContext, run_arm
+
+        ctx = ArmContext(out=out, k=k, threads=threads,
+                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads)[0])
+        arm = run_arm(s, ds, ctx)
+        run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
     run_file = out / "runs" / ds.name / f"{s.name}.trec"
     run_file.parent.mkdir(parents=True, exist_ok=True)
     write_run(run, run_file, tag=s.name)
@@ -156,7 +172,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         "search_seconds": seconds, "qps": len(ds.queries) / seconds if seconds else None,
         "hits": k, "threads": threads,
         "run_file": str(run_file.relative_to(out)), "per_query_file": str(pq_file.relative_to(out)),
-        "published": _published(ds.name, s), "model": None,
+        "published": _published(ds.name, s), "model": extra.pop("model", None), **extra,
     }
     _write_json(row_file, {"key": key, "row": row})
     return row
@@ -205,6 +221,14 @@ def gate_failures(rows: list[dict], measure: str = "nDCG@10") -> list[str]:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+def _known_arms() -> list[str]:
+    try:
+        from .arms import ARMS
+    except ImportError:
+        return []
+    return list(ARMS)
+
+
 def _known_engines() -> list[str]:
     try:
         from ..engines import ENGINES

@@ -15,21 +15,33 @@ class Setting:
     layout: str = "flat"
     params: str = "anserini"
     lucene_norms: bool = False
+    model: str = ""  # non-BM25 arms: the model (name or path) the arm uses
 
     @property
-    def k1(self) -> float:
-        return PRESETS[self.params][0]
+    def k1(self) -> float | None:
+        return PRESETS[self.params][0] if self.params in PRESETS else None
 
     @property
-    def b(self) -> float:
-        return PRESETS[self.params][1]
+    def b(self) -> float | None:
+        return PRESETS[self.params][1] if self.params in PRESETS else None
 
     @property
     def name(self) -> str:
+        if self.arm != "bm25":  # e.g. sounding.dense.all-minilm-l6-v2 or sounding.hybrid.wrrf.all-minilm-l6-v2
+            parts = [self.engine, self.arm] + [p for p in (self.params, model_slug(self.model)) if p]
+            return ".".join(parts)
         return ".".join([self.engine, self.arm, self.layout, self.params] + (["lucene-norms"] if self.lucene_norms else []))
 
     def describe(self) -> dict:
         return {**asdict(self), "k1": self.k1, "b": self.b, "setting": self.name}
+
+
+def model_slug(model: str) -> str:
+    """A file-name-safe short name for a model given by hub name or local path."""
+    import re
+
+    tail = model.rstrip("/").split("/")[-1] if model else ""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", tail).strip("-").lower()
 
 
 def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[str, ...], what: str) -> list[str]:
@@ -57,4 +69,4 @@ def grid(engines: list[str], layouts: list[str], params: list[str], lucene_norms
     return out
 
 
-__all__ = ["Setting", "grid", "parse_list", "LAYOUTS", "PRESETS"]
+__all__ = ["Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]
