@@ -46,7 +46,9 @@ class Results:
 class Searcher:
     """BM25 over one index, with k1, b and the layout chosen per search (nothing baked in)."""
 
-    def __init__(self, index: Index | str, *, analyzer: str | None = None):
+    def __init__(self, index: Index | str, *, analyzer: str | None = None, stats: "GlobalStats | None" = None):
+        """`stats`: collection statistics to score with instead of this index's own — the merged
+        statistics of all shards, so that a shard scores every document exactly as one index would."""
         self.index = index if isinstance(index, Index) else Index(index)
         self.analyze = get_analyzer(analyzer or self.index.analyzer)
         ix = self.index
@@ -54,7 +56,10 @@ class Searcher:
         self._docs = np.asarray(ix.docs)
         self._tfs = np.asarray(ix.tfs)
         self._rank = np.asarray(ix.docid_rank)
-        self._df = np.diff(self._offsets, axis=1)
+        if stats is None:
+            self._df, self._field_stats = np.diff(self._offsets, axis=1), ix.manifest.field_stats
+        else:
+            self._df, self._field_stats = stats.for_index(ix)
         self._norm_cache: dict[tuple, np.ndarray] = {}
 
     # -- public -------------------------------------------------------------------------------
@@ -105,7 +110,7 @@ class Searcher:
     def _clauses(self, items, lay: Layout, k1, b, lucene):
         """Per-query clause arrays (CSR): field, term, weight, group, and idf for bm25f."""
         term_ids = self.index.term_ids
-        stats = self.index.manifest.field_stats
+        stats = self._field_stats
         fields = self.index.manifest.fields
         ptr, c_field, c_term, c_weight, c_group, c_idf = [0], [], [], [], [], []
         bm25f = lay.name == "bm25f"
@@ -144,7 +149,7 @@ class Searcher:
             ix = self.index
             rows = []
             for f, fname in enumerate(ix.manifest.fields):
-                st = ix.manifest.field_stats[fname]
+                st = self._field_stats[fname]
                 lengths = ix.lengths[f]
                 avg = st.sum_length / st.doc_count if st.doc_count else 1.0
                 if lay.name == "bm25f":
