@@ -77,8 +77,6 @@ def stop_words(lang: str, snowball: bool = False) -> frozenset[str]:
     return frozenset(words)
 
 
-_NON_ASCII_DIGIT = re.compile(r"[^\x00-\x7f]")
-
 
 def decimal_digits(token: str) -> str:
     """DecimalDigitFilter: every Unicode decimal digit (category Nd) → its ASCII digit."""
