@@ -40,7 +40,7 @@ def reference_scores(docs, query, *, layout, k1, b, title_weight=None):
         n_docs = sum(1 for c in col if sum(c.values()) > 0)
         df = sum(1 for c in col if term in c)
         tf = col[i][term]
-        if not tf:
+        if not tf:  # (also covers a field no document has)
             return 0.0
         avg = sum(sum(c.values()) for c in col) / n_docs
         idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
@@ -68,6 +68,8 @@ def reference_scores(docs, query, *, layout, k1, b, title_weight=None):
                 for f in ("title", "text"):
                     col = fields[f]
                     nf = sum(1 for cc in col if sum(cc.values()) > 0)
+                    if not col[i][t]:
+                        continue
                     avg = sum(sum(cc.values()) for cc in col) / nf
                     x += w[f] * col[i][t] / (1 - b + b * sum(col[i].values()) / avg)
                 s += c * idf * x * (k1 + 1) / (x + k1)

@@ -22,22 +22,23 @@ def default_analyzer(language: str | None) -> str:
 
 
 def index_dataset(name_or_dir: str | Path, out: str | Path, *, analyzer: str | None = None,
-                  data_dir: str | Path | None = None, progress=None) -> BuildReport:
+                  data_dir: str | Path | None = None, positions: bool = False, progress=None) -> BuildReport:
     """Index a dataset's corpus (a registry name, or a folder in BEIR / Mr. TyDi layout)."""
     path = Path(name_or_dir)
     if path.is_file():  # a bare corpus file
         return build_index(iter_corpus(path), out, analyzer=analyzer or DEFAULT_ANALYZER, source=str(path),
-                           progress=progress)
+                           positions=positions, progress=progress)
     ds = load_dataset(name_or_dir, data_dir=data_dir)
     if ds.corpus_path is None:
         raise SoundingError(f"{ds.root}: no corpus file in this dataset folder")
     return build_index(iter_corpus(ds.corpus_path), out, analyzer=analyzer or default_analyzer(ds.language),
-                       source=str(ds.corpus_path), progress=progress)
+                       source=str(ds.corpus_path), positions=positions, progress=progress)
 
 
 def search_queries_file(index: str | Path, queries: str | Path, *, layout: str = "flat", k1: float = 0.9,
                         b: float = 0.4, hits: int = 1000, threads: int = 1, lucene_norms: bool = False,
-                        title_weight: float | None = None) -> Results:
+                        title_weight: float | None = None, proximity: float = 0.0, typos: bool = False) -> Results:
     """Search every query of a BEIR queries.jsonl[.gz] or a `qid<TAB>text` file."""
     return Searcher(index).search(load_queries(queries), layout=layout, k1=k1, b=b, k=hits, threads=threads,
-                                  lucene_norms=lucene_norms, title_weight=title_weight)
+                                  lucene_norms=lucene_norms, title_weight=title_weight, proximity=proximity,
+                                  typos=typos)

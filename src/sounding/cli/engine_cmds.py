@@ -18,13 +18,14 @@ def index_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="index folder to write (replaced atomically)"),
     analyzer: str = typer.Option(None, help="analyzer name (default: the dataset language's Lucene-parity chain)"),
     data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),
+    positions: bool = typer.Option(False, "--positions", help="store token positions (for --proximity)"),
 ) -> None:
     """Build a BM25 index (title, text and flat fields) from a corpus."""
     from ..pipeline import index_dataset
 
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("indexing", total=None)
-        report = index_dataset(dataset, out, analyzer=analyzer, data_dir=data_dir,
+        report = index_dataset(dataset, out, analyzer=analyzer, data_dir=data_dir, positions=positions,
                                progress=lambda n: bar.update(task, completed=n, description=f"indexed {n:,} docs"))
     console.print(
         f"indexed {report.n_docs:,} documents, {report.n_terms:,} terms in {report.seconds:.1f} s "
@@ -47,6 +48,8 @@ def search_cmd(
     lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte length norms and float arithmetic"),
     title_weight: float = typer.Option(None, help="title weight (multifield default 1, bm25f default 3)"),
     remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="drop hits whose id equals the query id"),
+    proximity: float = typer.Option(0.0, help="weight of the term-proximity bonus (index needs --positions; 0.1 is the measured default)"),
+    typos: bool = typer.Option(False, "--typos", help="also match index terms within a typo budget (down-weighted)"),
     tag: str = typer.Option("sounding", help="run tag (last column)"),
 ) -> None:
     """Search an index with BM25 and write a TREC run file."""
@@ -54,7 +57,7 @@ def search_cmd(
     from ..pipeline import search_queries_file
 
     results = search_queries_file(index, queries, layout=layout, k1=k1, b=b, hits=hits, threads=threads,
-                                  lucene_norms=lucene_norms, title_weight=title_weight)
+                                  lucene_norms=lucene_norms, title_weight=title_weight, proximity=proximity, typos=typos)
     write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
     console.print(f"{len(results.qids):,} queries in {results.seconds:.2f} s "
                   f"({results.queries_per_second:,.0f} q/s) → {run}")

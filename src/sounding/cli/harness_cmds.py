@@ -29,6 +29,7 @@ def run_cmd(
     gate: bool = typer.Option(False, "--gate", help="exit non-zero if a dataset falls >1 point below its published baseline or a comparator"),
     arms: str = typer.Option("bm25", help="arms: bm25,dense,hybrid,sparse,rerank (non-BM25 arms need the `dense` extra)"),
     model: list[str] = typer.Option(None, "--model", help="model name or path for the dense/sparse/rerank arms (repeatable)"),
+    variants: str = typer.Option("", help="extra BM25 settings beside the plain ones: proximity,typos"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
     from ..harness import run_experiment
@@ -36,6 +37,7 @@ def run_cmd(
     result = run_experiment(
         datasets, out, engines=engines.split(","), layouts=layouts, params=params, lucene_norms=lucene_norms,
         hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate, arms=arms.split(","), models=model,
+        variants=[v for v in variants.split(",") if v],
         command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
     )
     if phase == "index":

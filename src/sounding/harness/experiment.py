@@ -63,11 +63,12 @@ def run_experiment(
     gate: bool = False,
     arms: list[str] | None = None,
     models: list[str] | None = None,
+    variants: list[str] | None = None,
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
     """Index each dataset once, run every setting, score, cross-check and write OUT/results.json."""
-    from .settings import LAYOUTS, PRESETS, parse_list
+    from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
     start = time.perf_counter()
     out = Path(out)
@@ -76,8 +77,9 @@ def run_experiment(
         raise SoundingError(f"unknown phase {phase!r}; choose all, index or search")
     engines = parse_list(engines or ["sounding"], tuple(_known_engines()), "engine")
     arms = parse_list(arms or ["bm25"], ("bm25", *_known_arms()), "arm")
+    variants = parse_list(variants or [], VARIANTS, "variant")
     settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
-                    lucene_norms) if "bm25" in arms else []
+                    lucene_norms, variants) if "bm25" in arms else []
     if set(arms) - {"bm25"}:
         from .arms import arm_settings  # dense, hybrid, sparse, rerank (need the `dense` extra)
 
@@ -91,7 +93,7 @@ def run_experiment(
     rows: list[dict] = []
     checks_failed: list[str] = []
     for ds in loaded:
-        index_dir, index_info = _ensure_index(ds, out, phase, log)
+        index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
         if phase == "index":
             continue
         for s in settings:
@@ -113,9 +115,10 @@ def run_experiment(
 
 
 # -- indexing ----------------------------------------------------------------------------------
-def _ensure_index(ds: Dataset, out: Path, phase: str, log) -> tuple[Path, dict]:
+def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = False) -> tuple[Path, dict]:
     analyzer = default_analyzer(ds.language)
-    key = _digest(_file_sha256(ds.corpus_path), analyzer, f"index-format-{INDEX_FORMAT}")
+    key = _digest(_file_sha256(ds.corpus_path), analyzer, f"index-format-{INDEX_FORMAT}",
+                  *(["positions"] if positions else []))
     index_dir = out / "indexes" / f"{ds.name}-{key[:12]}"
     info_file = index_dir / "build.json"
     if info_file.is_file():
@@ -123,7 +126,8 @@ def _ensure_index(ds: Dataset, out: Path, phase: str, log) -> tuple[Path, dict]:
     if phase == "search":
         raise SoundingError(f"{ds.name}: no index in {out / 'indexes'}; run `sounding run --phase index` first")
     log(f"indexing {ds.name} ({analyzer})")
-    report = build_index(iter_corpus(ds.corpus_path), index_dir, analyzer=analyzer, source=str(ds.corpus_path))
+    report = build_index(iter_corpus(ds.corpus_path), index_dir, analyzer=analyzer, source=str(ds.corpus_path),
+                         positions=positions)
     info = {"key": key, "analyzer": analyzer, "index_seconds": report.seconds, "index_bytes": report.bytes,
             "n_docs": report.n_docs, "empty_docs": report.empty_docs, "docs_without_title": report.docs_without_title}
     _write_json(info_file, info)
@@ -181,7 +185,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
 def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int):
     if s.engine == "sounding":
         results = Searcher(index_dir).search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
-                                             lucene_norms=s.lucene_norms)
+                                             lucene_norms=s.lucene_norms, proximity=s.proximity, typos=s.typos)
         return results.to_run(), results.seconds
     from ..engines import get_engine
 

@@ -16,6 +16,8 @@ class Setting:
     params: str = "anserini"
     lucene_norms: bool = False
     model: str = ""  # non-BM25 arms: the model (name or path) the arm uses
+    proximity: float = 0.0  # weight of the term-proximity bonus (0: off)
+    typos: bool = False  # typo-tolerant term matching
 
     @property
     def k1(self) -> float | None:
@@ -30,7 +32,10 @@ class Setting:
         if self.arm != "bm25":  # e.g. sounding.dense.all-minilm-l6-v2 or sounding.hybrid.wrrf.all-minilm-l6-v2
             parts = [self.engine, self.arm] + [p for p in (self.params, model_slug(self.model)) if p]
             return ".".join(parts)
-        return ".".join([self.engine, self.arm, self.layout, self.params] + (["lucene-norms"] if self.lucene_norms else []))
+        return ".".join([self.engine, self.arm, self.layout, self.params]
+                        + (["lucene-norms"] if self.lucene_norms else [])
+                        + ([f"prox{self.proximity:g}"] if self.proximity else [])
+                        + (["typos"] if self.typos else []))
 
     def describe(self) -> dict:
         return {**asdict(self), "k1": self.k1, "b": self.b, "setting": self.name}
@@ -56,8 +61,14 @@ def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[s
     return items
 
 
-def grid(engines: list[str], layouts: list[str], params: list[str], lucene_norms: bool) -> list[Setting]:
-    """Sounding runs every layout × parameter set; comparator engines run the flat layout only."""
+DEFAULT_PROXIMITY = 0.1  # chosen by the sweep in docs/relevance.md
+VARIANTS = ("proximity", "typos")
+
+
+def grid(engines: list[str], layouts: list[str], params: list[str], lucene_norms: bool,
+         variants: list[str] = ()) -> list[Setting]:
+    """Sounding runs every layout × parameter set (plus each requested variant beside the plain
+    run); comparator engines run the flat layout only."""
     out = []
     for engine in engines:
         for layout in layouts if engine == "sounding" else ["flat"]:
@@ -66,7 +77,11 @@ def grid(engines: list[str], layouts: list[str], params: list[str], lucene_norms
             for p in params:
                 norms = lucene_norms and engine == "sounding" and layout != "bm25f"
                 out.append(Setting(engine, "bm25", layout, p, norms))
+                if engine == "sounding" and "proximity" in variants:
+                    out.append(Setting(engine, "bm25", layout, p, norms, proximity=DEFAULT_PROXIMITY))
+                if engine == "sounding" and "typos" in variants:
+                    out.append(Setting(engine, "bm25", layout, p, norms, typos=True))
     return out
 
 
-__all__ = ["Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]
+__all__ = ["DEFAULT_PROXIMITY", "VARIANTS", "Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]

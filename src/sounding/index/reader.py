@@ -17,18 +17,20 @@ class Index:
         self.root = Path(path)
         self.folder = live_generation(self.root)
         self.manifest = Manifest.from_json((self.folder / "manifest.json").read_text(), self.folder)
-        for name in [f"{a}.npy" for a in ARRAYS] + list(TEXT_FILES):
+        extra = ["pos_offsets", "positions"] if self.manifest.positions else []
+        for name in [f"{a}.npy" for a in ARRAYS + tuple(extra)] + list(TEXT_FILES):
             p = self.folder / name
             if not p.is_file():
                 raise SoundingError(f"{self.root}: damaged index: {name} is missing")
             if verify and self.manifest.checksums.get(name) != crc32_file(p):
                 raise SoundingError(f"{self.root}: damaged index: checksum of {name} does not match its manifest")
         try:
-            arrays = {a: np.load(self.folder / f"{a}.npy", mmap_mode="r") for a in ARRAYS}
+            arrays = {a: np.load(self.folder / f"{a}.npy", mmap_mode="r") for a in ARRAYS + tuple(extra)}
         except ValueError as e:
             raise SoundingError(f"{self.root}: damaged index: {e}") from None
         self.offsets, self.docs, self.tfs = arrays["offsets"], arrays["docs"], arrays["tfs"]
         self.lengths, self.docid_rank = arrays["lengths"], arrays["docid_rank"]
+        self.pos_offsets, self.positions = arrays.get("pos_offsets"), arrays.get("positions")
         m = self.manifest
         if self.offsets.shape != (len(m.fields), m.n_terms + 1) or self.lengths.shape != (len(m.fields), m.n_docs):
             raise SoundingError(f"{self.root}: damaged index: array shapes disagree with the manifest")

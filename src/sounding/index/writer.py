@@ -49,10 +49,13 @@ def build_index(
     *,
     analyzer: str = DEFAULT_ANALYZER,
     source: str = "",
+    positions: bool = False,
     progress=None,
 ) -> BuildReport:
     """Index `docs` (objects with .id, .title, .text and optionally .line) into the folder `out`.
 
+    `positions=True` also stores each occurrence's token position (for proximity scoring);
+    indexes without them pay nothing for the option.
     The previous index at `out`, if any, stays live until the new one is complete.
     `progress`, if given, is called with the number of documents indexed so far.
     """
@@ -64,7 +67,7 @@ def build_index(
     partial = root / f"{name}.partial-{os.getpid()}"
     partial.mkdir()
     try:
-        manifest = _write(docs, partial, get_analyzer(analyzer), source, progress)
+        manifest = _write(docs, partial, get_analyzer(analyzer), source, positions, progress)
         final = root / name
         os.rename(partial, final)
         commit_generation(root, final)
@@ -76,12 +79,12 @@ def build_index(
                        manifest.empty_docs, manifest.docs_without_title)
 
 
-def _write(docs: Iterable, folder: Path, analyze, source: str, progress) -> Manifest:
+def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, progress) -> Manifest:
     vocab: dict[str, int] = {}
     docids: list[str] = []
     first_line: dict[str, int] = {}
     hasher = hashlib.sha256(analyze.name.encode())
-    chunks: list[dict[str, tuple[np.ndarray, np.ndarray]]] = []  # per chunk: field → (keys, tfs)
+    chunks: list[dict[str, tuple]] = []  # per chunk: field → (keys, tfs, positions or None)
     lengths: dict[str, list[np.ndarray]] = {f: [] for f in FIELDS}
     empty = untitled = 0
 
@@ -94,14 +97,14 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, progress) -> Mani
         first_line[doc.id] = line
         batch.append(doc)
         if len(batch) == CHUNK_DOCS:
-            e, u = _index_chunk(batch, len(docids), analyze, vocab, chunks, lengths, hasher)
+            e, u = _index_chunk(batch, len(docids), analyze, vocab, chunks, lengths, hasher, positions)
             empty, untitled = empty + e, untitled + u
             docids.extend(d.id for d in batch)
             batch = []
             if progress:
                 progress(len(docids))
     if batch:
-        e, u = _index_chunk(batch, len(docids), analyze, vocab, chunks, lengths, hasher)
+        e, u = _index_chunk(batch, len(docids), analyze, vocab, chunks, lengths, hasher, positions)
         empty, untitled = empty + e, untitled + u
         docids.extend(d.id for d in batch)
         if progress:
@@ -117,7 +120,7 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, progress) -> Mani
     all_fields = ("flat",) + FIELDS
     n_docs, n_terms = len(docids), len(terms)
     offsets = np.zeros((len(all_fields), n_terms + 1), dtype=np.int64)
-    doc_parts, tf_parts, stats = [], [], {}
+    doc_parts, tf_parts, pos_parts, stats = [], [], [], {}
     base = 0
     field_lengths = {f: np.concatenate(lengths[f]) for f in FIELDS}
     field_lengths["flat"] = field_lengths["title"] + field_lengths["text"]
@@ -126,6 +129,8 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, progress) -> Mani
         tfs = np.concatenate([c[f][1] for c in chunks])
         term = remap[keys >> 32]
         order = np.argsort(term, kind="stable")  # chunks are in doc order: stable keeps docs ascending
+        if positions:
+            pos_parts.append(_reorder_segments(np.concatenate([c[f][2] for c in chunks]), tfs, order))
         term, doc, tf = term[order], (keys[order] & 0xFFFFFFFF).astype(np.uint32), tfs[order]
         offsets[i, 1:] = np.cumsum(np.bincount(term, minlength=n_terms)) + base
         offsets[i, 0] = base
@@ -143,6 +148,9 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, progress) -> Mani
         "lengths": np.stack([field_lengths[f] for f in all_fields]).astype(np.uint32),
         "docid_rank": _byte_order_rank(docids),
     }
+    if positions:  # occurrence positions of posting i: positions[pos_offsets[i]:pos_offsets[i + 1]]
+        arrays["pos_offsets"] = np.concatenate([[0], np.cumsum(tfs_all, dtype=np.int64)])
+        arrays["positions"] = np.concatenate(pos_parts).astype(np.uint32)
     for key, arr in arrays.items():
         np.save(folder / f"{key}.npy", arr)
     (folder / "terms.txt").write_text("\n".join(terms), encoding="utf-8")
@@ -150,20 +158,21 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, progress) -> Mani
     manifest = Manifest(
         analyzer=analyze.name, n_docs=n_docs, n_terms=n_terms, fields=list(all_fields), field_stats=stats,
         empty_docs=empty, docs_without_title=untitled, source=str(source), content_hash=hasher.hexdigest(),
+        positions=positions,
     )
     manifest.checksums = {p.name: crc32_file(p) for p in sorted(folder.iterdir())}
     (folder / "manifest.json").write_text(manifest.to_json())
     return manifest
 
 
-def _index_chunk(batch, first_doc, analyze, vocab, chunks, lengths, hasher) -> tuple[int, int]:
-    """Analyse one chunk of documents and append its per-field (term<<32 | doc, tf) counts."""
+def _index_chunk(batch, first_doc, analyze, vocab, chunks, lengths, hasher, positions) -> tuple[int, int]:
+    """Analyse one chunk of documents and append its per-field (term<<32 | doc, tf[, positions]) counts."""
     per_field = {}
-    empty = untitled = 0
-    flat_keys, flat_tfs = [], []
+    flat_keys, flat_tfs, flat_pos = [], [], []
+    title_lens = None
     for f in FIELDS:
         texts = [getattr(d, f) or "" for d in batch]
-        for d, t in zip(batch, texts):
+        for t in texts:
             hasher.update(t.encode("utf-8", "surrogatepass"))
             hasher.update(b"\x00")
         tokens = [analyze(t) for t in texts]
@@ -172,21 +181,45 @@ def _index_chunk(batch, first_doc, analyze, vocab, chunks, lengths, hasher) -> t
         ids = np.fromiter((vocab.setdefault(t, len(vocab)) for ts in tokens for t in ts), dtype=np.int64,
                           count=int(lens.sum()))
         doc = np.repeat(np.arange(first_doc, first_doc + len(batch), dtype=np.int64), lens)
-        keys, tfs = np.unique((ids << 32) | doc, return_counts=True)
-        per_field[f] = (keys, tfs)
-        flat_keys.append(keys)
-        flat_tfs.append(tfs)
+        token_keys = (ids << 32) | doc
+        if positions:
+            # position of each token within its field; the flat field continues after the title
+            pos = np.arange(len(ids), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+            order = np.argsort(token_keys, kind="stable")
+            keys, tfs = np.unique(token_keys[order], return_counts=True)
+            per_field[f] = (keys, tfs, pos[order])
+            flat_pos.append(pos if f == "title" else pos + np.repeat(title_lens, lens))
+            flat_keys.append(token_keys)
+        else:
+            keys, tfs = np.unique(token_keys, return_counts=True)
+            per_field[f] = (keys, tfs, None)
+            flat_keys.append(keys)
+            flat_tfs.append(tfs)
         if f == "title":
-            untitled = int((lens == 0).sum())
+            title_lens = lens
     # flat = title + text, summed per (term, doc)
     keys = np.concatenate(flat_keys)
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    per_field["flat"] = (uniq, np.bincount(inverse, weights=np.concatenate(flat_tfs)).astype(np.int64))
+    if positions:
+        order = np.argsort(keys, kind="stable")  # title occurrences first, then text: ascending positions
+        uniq, tfs = np.unique(keys[order], return_counts=True)
+        per_field["flat"] = (uniq, tfs, np.concatenate(flat_pos)[order])
+    else:
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        per_field["flat"] = (uniq, np.bincount(inverse, weights=np.concatenate(flat_tfs)).astype(np.int64), None)
     for d in batch:
         hasher.update(d.id.encode("utf-8", "surrogatepass"))
     empty = int(((lengths["title"][-1] + lengths["text"][-1]) == 0).sum())
     chunks.append(per_field)
-    return empty, untitled
+    return empty, int((title_lens == 0).sum())
+
+
+def _reorder_segments(values: np.ndarray, seg_lengths: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Concatenate the segments of `values` (lengths `seg_lengths`) in the order `order`."""
+    starts = np.cumsum(seg_lengths) - seg_lengths
+    lens = seg_lengths[order]
+    out_starts = np.cumsum(lens) - lens
+    idx = np.repeat(starts[order] - out_starts, lens) + np.arange(int(lens.sum()))
+    return values[idx]
 
 
 def _byte_order_rank(docids: list[str]) -> np.ndarray:

@@ -5,6 +5,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -74,16 +75,31 @@ class Searcher:
         threads: int = 1,
         lucene_norms: bool = False,
         title_weight: float | None = None,
+        proximity: float = 0.0,
+        window: int = 5,
+        typos: bool = False,
+        typo_factor: float = 0.5,
     ) -> Results:
+        """Top-k documents per query, best first.
+
+        `proximity` > 0 adds weight × a term-proximity bonus to the top k (needs an index built with
+        positions); `typos` also matches index terms within a length-based typo budget, each typo
+        multiplying the variant's weight by `typo_factor` (see docs/scoring.md).
+        """
         lay = layout if isinstance(layout, Layout) else Layout.named(layout, title_weight=title_weight)
         items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
         if k < 1:
             raise SoundingError("k (hits per query) must be at least 1")
         if lucene_norms and lay.name == "bm25f":
             raise SoundingError("lucene_norms applies to Lucene's BM25 layouts (flat, multifield, multifield-max), not bm25f")
+        if proximity and self.index.positions is None:
+            raise SoundingError(f"{self.index.root}: proximity needs positions; rebuild with `sounding index --positions`")
         self._warm_up(lay, k1, b, lucene_norms, k)
+        if typos:
+            self._typo_matcher.variants("warmup")  # builds the symmetric-delete index outside the timing
         start = time.perf_counter()
-        clauses = self._clauses(items, lay, k1, b, lucene_norms)
+        matches = [self._matches(text, typos, typo_factor) for _, text in items]
+        clauses = self._clauses(matches, lay, k1, b, lucene_norms)
         n_q = len(items)
         out_docs = np.full((n_q, k), -1, dtype=np.int64)
         out_scores = np.zeros((n_q, k), dtype=np.float32)
@@ -95,8 +111,11 @@ class Searcher:
         else:
             with ThreadPoolExecutor(len(blocks)) as pool:
                 list(pool.map(run_block, blocks))
+        if proximity:
+            self._add_proximity(matches, out_docs, out_scores, out_n, proximity, window)
         seconds = time.perf_counter() - start
-        settings = dict(layout=lay.name, k1=k1, b=b, k=k, lucene_norms=lucene_norms, weights=lay.weights)
+        settings = dict(layout=lay.name, k1=k1, b=b, k=k, lucene_norms=lucene_norms, weights=lay.weights,
+                        proximity=proximity, window=window, typos=typos)
         return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings)
 
     # -- internals ----------------------------------------------------------------------------
@@ -107,21 +126,41 @@ class Searcher:
         self._block_runner(lay, k1, b, lucene, empty, k, np.zeros((0, k), np.int64), np.zeros((0, k), np.float32),
                            np.zeros(0, np.int64))(np.arange(0))
 
-    def _clauses(self, items, lay: Layout, k1, b, lucene):
-        """Per-query clause arrays (CSR): field, term, weight, group, and idf for bm25f."""
+    def _matches(self, text: str, typos: bool, typo_factor: float) -> list[tuple[int, float]]:
+        """(term id, weight factor) per query term occurrence group, in first-occurrence order.
+
+        A term repeated in the query counts once per occurrence (Lucene's BooleanQuery); with typo
+        tolerance, index terms near a query term join it, down-weighted per typo."""
         term_ids = self.index.term_ids
+        counts = Counter(self.analyze(text))  # insertion order: deterministic clause order
+        out: dict[int, float] = {}
+        for term, count in counts.items():
+            if term in term_ids:
+                t = term_ids[term]
+                out[t] = out.get(t, 0.0) + count
+            if typos:
+                for variant, n in self._typo_matcher.variants(term):
+                    t = term_ids[variant]
+                    out[t] = out.get(t, 0.0) + count * typo_factor**n
+        return list(out.items())
+
+    @cached_property
+    def _typo_matcher(self):
+        from .typos import TypoMatcher
+
+        return TypoMatcher(self.index.terms)
+
+    def _clauses(self, matches, lay: Layout, k1, b, lucene):
+        """Per-query clause arrays (CSR): field, term, weight, group, and idf for bm25f."""
         stats = self._field_stats
         fields = self.index.manifest.fields
         ptr, c_field, c_term, c_weight, c_group, c_idf = [0], [], [], [], [], []
         bm25f = lay.name == "bm25f"
         flat = fields.index("flat")
-        for _, text in items:
-            counts = Counter(t for t in self.analyze(text) if t in term_ids)  # insertion order: deterministic
-            for gi, (term, count) in enumerate(counts.items()):
-                t = term_ids[term]
+        for query in matches:
+            for gi, (t, count) in enumerate(query):
                 if bm25f:
-                    df = self._df[flat, t]
-                    idf = float(bm25.idf(df, stats["flat"].doc_count)) * count
+                    idf = float(bm25.idf(self._df[flat, t], stats["flat"].doc_count)) * count
                 for fi, (fname, fw) in enumerate(lay.weights.items()):
                     f = fields.index(fname)
                     df = self._df[f, t]
@@ -141,6 +180,24 @@ class Searcher:
             ptr.append(len(c_field))
         return (np.asarray(ptr, np.int64), np.asarray(c_field, np.int64), np.asarray(c_term, np.int64),
                 np.asarray(c_weight, np.float64), np.asarray(c_group, np.int64), np.asarray(c_idf, np.float64))
+
+    def _add_proximity(self, matches, out_docs, out_scores, out_n, weight, window) -> None:
+        """Add weight × proximity bonus to each hit, then restore trec order (score desc, id desc)."""
+        from .proximity import proximity_bonus
+
+        flat = self.index.manifest.fields.index("flat")
+        n_flat = self._field_stats["flat"].doc_count
+        ptr = np.cumsum([0] + [len(m) for m in matches]).astype(np.int64)
+        terms = np.asarray([t for m in matches for t, _ in m], dtype=np.int64)
+        idf = bm25.idf(self._df[flat, terms], n_flat) if len(terms) else np.zeros(0)
+        bonus = proximity_bonus(ptr, terms, idf, flat, self._offsets, self._docs, np.asarray(self.index.pos_offsets),
+                                np.asarray(self.index.positions), out_docs, out_n, int(window))
+        for q in range(len(matches)):
+            n = int(out_n[q])
+            docs = out_docs[q, :n]
+            scores = (out_scores[q, :n].astype(np.float64) + weight * bonus[q, :n]).astype(np.float32)
+            order = np.lexsort((-self._rank[docs].astype(np.int64), -scores))
+            out_docs[q, :n], out_scores[q, :n] = docs[order], scores[order]
 
     def _norms(self, lay: Layout, k1, b, lucene) -> np.ndarray:
         """Per field and document: k1·(1−b+b·len/avg) (default), Lucene's 1/norm, or 1/B_f (bm25f)."""
