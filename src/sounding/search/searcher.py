@@ -57,11 +57,13 @@ class Searcher:
         self._docs = np.asarray(ix.docs)
         self._tfs = np.asarray(ix.tfs)
         self._rank = np.asarray(ix.docid_rank)
+        self._rank_to_doc = np.argsort(self._rank).astype(np.int64)
         if stats is None:
             self._df, self._field_stats = np.diff(self._offsets, axis=1), ix.manifest.field_stats
         else:
             self._df, self._field_stats = stats.for_index(ix)
         self._norm_cache: dict[tuple, np.ndarray] = {}
+        self._idf_cache: dict[tuple, np.ndarray] = {}
 
     # -- public -------------------------------------------------------------------------------
     def search(
@@ -150,36 +152,50 @@ class Searcher:
 
         return TypoMatcher(self.index.terms)
 
+    def _idf(self, lucene: bool) -> np.ndarray:
+        """idf per field and term (n_fields, n_terms): float64, or Lucene's float32 when `lucene`."""
+        key = ("idf", lucene)
+        if key not in self._idf_cache:
+            fn = bm25.idf_lucene if lucene else bm25.idf
+            fields = self.index.manifest.fields
+            self._idf_cache[key] = np.stack([fn(self._df[i], self._field_stats[f].doc_count) for i, f in enumerate(fields)])
+        return self._idf_cache[key]
+
     def _clauses(self, matches, lay: Layout, k1, b, lucene):
-        """Per-query clause arrays (CSR): field, term, weight, group, and idf for bm25f."""
-        stats = self._field_stats
+        """Per-query clause arrays (CSR, vectorised): field, term, weight, group, and idf for bm25f.
+
+        Clause order within a query is term (first occurrence) then field: the summation order,
+        fixed so scores do not depend on anything but the query."""
         fields = self.index.manifest.fields
-        ptr, c_field, c_term, c_weight, c_group, c_idf = [0], [], [], [], [], []
-        bm25f = lay.name == "bm25f"
+        lens = np.fromiter((len(m) for m in matches), dtype=np.int64, count=len(matches))
+        n_q = len(matches)
+        terms = np.fromiter((t for m in matches for t, _ in m), dtype=np.int64, count=int(lens.sum()))
+        counts = np.fromiter((c for m in matches for _, c in m), dtype=np.float64, count=len(terms))
+        qi = np.repeat(np.arange(n_q), lens)
+        gi = np.arange(len(terms)) - np.repeat(np.cumsum(lens) - lens, lens)
+        idf = self._idf(lucene)
         flat = fields.index("flat")
-        for query in matches:
-            for gi, (t, count) in enumerate(query):
-                if bm25f:
-                    idf = float(bm25.idf(self._df[flat, t], stats["flat"].doc_count)) * count
-                for fi, (fname, fw) in enumerate(lay.weights.items()):
-                    f = fields.index(fname)
-                    df = self._df[f, t]
-                    if df == 0 or fw == 0:
-                        continue
-                    if bm25f:
-                        w = fw
-                    elif lucene:
-                        w = float(np.float32(fw * count) * bm25.idf_lucene(df, stats[fname].doc_count))
-                    else:
-                        w = fw * count * float(bm25.idf(df, stats[fname].doc_count)) * (k1 + 1.0)
-                    c_field.append(f)
-                    c_term.append(t)
-                    c_weight.append(w)
-                    c_group.append(gi if bm25f else (fi if lay.name == "multifield-max" else 0))
-                    c_idf.append(idf if bm25f else 0.0)
-            ptr.append(len(c_field))
-        return (np.asarray(ptr, np.int64), np.asarray(c_field, np.int64), np.asarray(c_term, np.int64),
-                np.asarray(c_weight, np.float64), np.asarray(c_group, np.int64), np.asarray(c_idf, np.float64))
+        parts = []
+        for fi, (fname, fw) in enumerate(lay.weights.items()):
+            f = fields.index(fname)
+            keep = (self._df[f, terms] > 0) & (fw != 0)
+            t, c = terms[keep], counts[keep]
+            if lay.name == "bm25f":
+                w, group, cidf = np.full(len(t), fw), gi[keep], idf[flat, t] * c
+            elif lucene:
+                w = (np.float32(fw) * c.astype(np.float32) * idf[f, t]).astype(np.float64)
+                group, cidf = np.zeros(len(t), np.int64), np.zeros(len(t))
+            else:
+                w = fw * c * idf[f, t] * (k1 + 1.0)
+                group, cidf = np.zeros(len(t), np.int64), np.zeros(len(t))
+            if lay.name == "multifield-max":
+                group = np.full(len(t), fi, dtype=np.int64)
+            parts.append((qi[keep], gi[keep], np.full(len(t), fi), np.full(len(t), f), t, w, group, cidf))
+        q, g, fi, f, t, w, group, cidf = (np.concatenate(x) for x in zip(*parts))
+        order = np.lexsort((fi, g, q))
+        ptr = np.searchsorted(q[order], np.arange(n_q + 1)).astype(np.int64)
+        return (ptr, f[order].astype(np.int64), t[order].astype(np.int64), w[order].astype(np.float64),
+                group[order].astype(np.int64), cidf[order].astype(np.float64))
 
     def _add_proximity(self, matches, out_docs, out_scores, out_n, weight, window) -> None:
         """Add weight × proximity bonus to each hit, then restore trec order (score desc, id desc)."""
@@ -233,14 +249,16 @@ class Searcher:
             acc = np.zeros((n_groups, size), dtype=np.float64)
             final = np.zeros(size, dtype=np.float32)
             touched = np.empty(size, dtype=np.int64)
+            keys = np.empty(size, dtype=np.uint64)
             if lay.name == "bm25f":
                 topk.search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, float(k1),
-                                  self._offsets, self._docs, self._tfs, norms, self._rank, k,
-                                  out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, touched,
-                                  np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.float64))
+                                  self._offsets, self._docs, self._tfs, norms, self._rank, self._rank_to_doc, k,
+                                  out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, final.view(np.uint32),
+                                  touched, keys, np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.float64))
             else:
                 topk.search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, lay.name == "multifield-max",
-                                self._offsets, self._docs, self._tfs, norms, lucene, self._rank, k,
-                                out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, touched)
+                                self._offsets, self._docs, self._tfs, norms, lucene, self._rank, self._rank_to_doc, k,
+                                out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, final.view(np.uint32),
+                                touched, keys)
 
         return run

@@ -1,7 +1,8 @@
 """Compiled kernels: score accumulation over postings and top-k selection (numba, nogil).
 
 Term-at-a-time accumulation into a dense per-document buffer, remembering which documents were
-touched, then a bounded heap over those documents only. Each query is computed sequentially by
+touched, then top-k selection over those documents only (a key partition for BM25's non-negative
+scores; a bounded heap, `_heap_push_topk`, for scores of any sign). Each query is computed sequentially by
 one thread, so results do not depend on the thread count. Order: score descending, then the
 document id's byte-order rank descending (trec_eval's tie rule), so ranks and ties are exact.
 """
@@ -96,9 +97,31 @@ def _heap_push_topk(touched, n_touched, final, rank, k, out_docs, out_scores):
 
 
 @nb.njit(nogil=True, cache=True)
+def _topk_by_key(touched, n_touched, final, final_bits, rank, rank_to_doc, k, keys, out_docs, out_scores):
+    """Top-k of the touched documents for non-negative scores, via one 64-bit key per document:
+    float32 bits (monotone for non-negative floats) above the id's byte-order rank. A partial
+    partition then a sort of k keys: score descending, then id descending, exactly."""
+    n = n_touched
+    for i in range(n):
+        d = touched[i]
+        keys[i] = (np.uint64(final_bits[d]) << np.uint64(32)) | np.uint64(rank[d])
+    m = min(k, n)
+    if m == 0:
+        return 0
+    sel = np.partition(keys[:n], n - m)[n - m:] if n > m else keys[:n].copy()
+    sel.sort()
+    mask = np.uint64(0xFFFFFFFF)
+    for j in range(m):
+        d = rank_to_doc[np.int64(sel[m - 1 - j] & mask)]
+        out_docs[j] = d
+        out_scores[j] = final[d]
+    return m
+
+
+@nb.njit(nogil=True, cache=True)
 def search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, combine_max,
-               offsets, docs, tfs, norms, lucene, rank, k,
-               out_docs, out_scores, out_n, acc, final, touched):
+               offsets, docs, tfs, norms, lucene, rank, rank_to_doc, k,
+               out_docs, out_scores, out_n, acc, final, final_bits, touched, keys):
     """BM25 for flat and multi-field layouts.
 
     Clause c of query q (c in q_ptr[q]..q_ptr[q+1]) scores term c_term[c] in field c_field[c] with
@@ -143,7 +166,8 @@ def search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, combine_max,
             for g in range(n_groups):
                 acc[g, d] = 0.0
             final[d] = np.float32(total)
-        out_n[q] = _heap_push_topk(touched, n_touched, final, rank, k, out_docs[q], out_scores[q])
+        out_n[q] = _topk_by_key(touched, n_touched, final, final_bits, rank, rank_to_doc, k, keys,
+                                out_docs[q], out_scores[q])
         for i in range(n_touched):
             final[touched[i]] = 0.0
     return n_docs
@@ -151,8 +175,8 @@ def search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, combine_max,
 
 @nb.njit(nogil=True, cache=True)
 def search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, k1,
-                 offsets, docs, tfs, inv_norms, rank, k,
-                 out_docs, out_scores, out_n, acc, final, touched, term_touched, pseudo):
+                 offsets, docs, tfs, inv_norms, rank, rank_to_doc, k,
+                 out_docs, out_scores, out_n, acc, final, final_bits, touched, keys, term_touched, pseudo):
     """BM25F: per query term (group), pseudo-tf = Σ_f w_f·tf_f / B_f(d) over its field clauses,
     then one saturation idf·tf~·(k1+1)/(tf~+k1). `inv_norms[f, d]` = 1/B_f(d), c_weight = w_f,
     c_idf = count·idf of the clause's term; a term's clauses are consecutive, one c_group value."""
@@ -188,7 +212,8 @@ def search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, k1,
             d = touched[i]
             final[d] = np.float32(acc[0, d])
             acc[0, d] = 0.0
-        out_n[q] = _heap_push_topk(touched, n_touched, final, rank, k, out_docs[q], out_scores[q])
+        out_n[q] = _topk_by_key(touched, n_touched, final, final_bits, rank, rank_to_doc, k, keys,
+                                out_docs[q], out_scores[q])
         for i in range(n_touched):
             final[touched[i]] = 0.0
     return 0
