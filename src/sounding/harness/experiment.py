@@ -96,6 +96,7 @@ def run_experiment(
         index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
         if phase == "index":
             continue
+        _check_judged_docs_indexed(ds, index_dir)
         for s in settings:
             row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log)
             rows.append(row)
@@ -132,6 +133,15 @@ def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = Fal
             "n_docs": report.n_docs, "empty_docs": report.empty_docs, "docs_without_title": report.docs_without_title}
     _write_json(info_file, info)
     return index_dir, info
+
+
+def _check_judged_docs_indexed(ds: Dataset, index_dir: Path) -> None:
+    """A corpus that holds none of the judged documents would score 0 everywhere: say so instead."""
+    judged = {d for j in ds.qrels.values() for d in j}
+    docids = set(Index(index_dir, verify=False).docids)
+    if judged and not judged & docids:
+        raise SoundingError(f"{ds.name}: none of the {len(judged):,} judged documents of the qrels is in the corpus "
+                            f"{ds.corpus_path}; are corpus and qrels from the same dataset?")
 
 
 # -- one setting -------------------------------------------------------------------------------
