@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections import defaultdict
+from itertools import chain
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -80,7 +82,9 @@ def build_index(
 
 
 def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, progress) -> Manifest:
-    vocab: dict[str, int] = {}
+    # term → id, assigning the next id on first sight; `vocab[t]` is a C-level call per token
+    vocab: defaultdict[str, int] = defaultdict()
+    vocab.default_factory = vocab.__len__
     docids: list[str] = []
     first_line: dict[str, int] = {}
     hasher = hashlib.sha256(analyze.name.encode())
@@ -178,8 +182,7 @@ def _index_chunk(batch, first_doc, analyze, vocab, chunks, lengths, hasher, posi
         tokens = [analyze(t) for t in texts]
         lens = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
         lengths[f].append(lens)
-        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for ts in tokens for t in ts), dtype=np.int64,
-                          count=int(lens.sum()))
+        ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(tokens)), dtype=np.int64, count=int(lens.sum()))
         doc = np.repeat(np.arange(first_doc, first_doc + len(batch), dtype=np.int64), lens)
         token_keys = (ids << 32) | doc
         if positions:
