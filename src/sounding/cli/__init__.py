@@ -8,7 +8,7 @@ from rich.console import Console
 
 from ..errors import SoundingError
 from .app import app
-from . import data_cmds, eval_cmds, engine_cmds, harness_cmds  # noqa: F401  (register commands)
+from . import data_cmds, dense_cmds, engine_cmds, eval_cmds, harness_cmds, regress_cmds, scale_cmds  # noqa: F401  (register commands)
 
 
 def main(argv: list[str] | None = None) -> int:
