@@ -39,10 +39,22 @@ _POSSESSIVE_QUOTES = ("'", "\u2019", "\uff07")
 
 
 def _strip_possessive(token: str) -> str:
-    # EnglishPossessiveFilter: drop a trailing 's / ’s / ＇s (case of the s already folded).
-    if len(token) >= 2 and token[-1] == "s" and token[-2] in _POSSESSIVE_QUOTES:
+    # EnglishPossessiveFilter (before lower-casing): drop a trailing 's, 'S, ’s, ’S, ＇s or ＇S.
+    if len(token) >= 2 and token[-1] in "sS" and token[-2] in _POSSESSIVE_QUOTES:
         return token[:-2]
     return token
+
+
+def java_lower(token: str) -> str:
+    """Lucene's LowerCaseFilter: Java's Character.toLowerCase on each code point.
+
+    Python's str.lower() applies the full Unicode mappings instead; they differ from Java's simple
+    ones in exactly two places: "İ" (U+0130) becomes "i̇" (i + U+0307) and a word-final "Σ"
+    becomes "ς"; Java gives "i" and "σ".
+    """
+    if token.isascii():
+        return token.lower()
+    return token.replace("\u0130", "i").replace("\u03a3", "\u03c3").lower()
 
 
 class EnglishAnalyzer:
@@ -52,12 +64,12 @@ class EnglishAnalyzer:
         self.name = name
         self.stop_words = stop_words
         self._stem_words = stem_words
-        self._cache: dict[str, str] = {}  # lower-cased token → term ("" for a stop word)
+        self._cache: dict[str, str] = {}  # token → term ("" for a stop word)
 
     def __call__(self, text: str) -> list[str]:
-        # Lower-casing the whole text first equals Lucene's per-token LowerCaseFilter here:
-        # case does not change UAX#29 word classes, and the possessive filter accepts 's and 'S.
-        tokens = standard_tokenize(text.lower())
+        # ASCII text may be lower-cased before tokenising (same tokens, and "The"/"the" share a
+        # cache entry); other text is tokenised as is, like Lucene, and each token lower-cased.
+        tokens = standard_tokenize(text.lower() if text.isascii() else text)
         cache = self._cache
         missing = [t for t in set(tokens) if t not in cache]
         if missing:
@@ -68,7 +80,7 @@ class EnglishAnalyzer:
         return [self(t) for t in texts]
 
     def _learn(self, tokens: list[str]) -> None:
-        surfaces = [_strip_possessive(t) for t in tokens]
+        surfaces = [java_lower(_strip_possessive(t)) for t in tokens]
         keep = [s for s in surfaces if s and s not in self.stop_words]
         stems = dict(zip(keep, self._stem_words(keep)))
         for token, surface in zip(tokens, surfaces):

@@ -1,11 +1,13 @@
 """Lucene's Porter stemmer (org.apache.lucene.analysis.en.PorterStemmer), exactly.
 
 Lucene's stemmer is Porter's C/Java "release 3", which departs from the published algorithm that
-Snowball's `porter` (PyStemmer) implements: words under 3 characters are never stemmed, step 2 maps
-"-bli" to "-ble" (not "-abli" to "-able") and adds "-logi" → "-log". Those departures change real
-terms ("biology" → "biolog" in Lucene, "biologi" in Snowball), so Lucene parity needs this port.
-For speed, `LuceneStemmer` sends plain lower-case words that cannot hit a departure to PyStemmer
-and only the rest through the port below (tests check both paths agree on real vocabularies).
+Snowball's `porter` (PyStemmer) implements: words under 3 UTF-16 units are never stemmed, step 2
+maps "-bli" to "-ble" (not "-abli" to "-able") and adds "-logi" → "-log", and step 1b undoubles
+every doubled consonant left by removing -ed/-ing except l, s and z (Snowball: only bb dd ff gg mm
+nn pp rr tt). Those departures change real terms ("physiology" → "physiolog" in Lucene, "physiologi"
+in Snowball; "possibly" → "possibl" / "possibli"; "trekking" → "trek" / "trekk"), so Lucene parity
+needs this port. For speed, `LuceneStemmer` sends plain lower-case words that cannot hit a
+departure to PyStemmer and only the rest through the port below (tests check both paths agree).
 """
 from __future__ import annotations
 
@@ -176,6 +178,19 @@ class _Word:
 
 def lucene_porter(word: str) -> str:
     """Stem one lower-case word exactly as Lucene's PorterStemFilter does."""
+    if not word.isascii() and max(word) > "\uffff":
+        # Java stems UTF-16 units: an astral character is two "consonants", and counts twice
+        # towards the 3-unit minimum. (No rule can cut between the two halves of a pair.)
+        units = "".join(c if c <= "\uffff" else _surrogates(ord(c)) for c in word)
+        return _stem(units).encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    return _stem(word)
+
+
+def _surrogates(cp: int) -> str:
+    return chr(0xD7C0 + (cp >> 10)) + chr(0xDC00 + (cp & 0x3FF))
+
+
+def _stem(word: str) -> str:
     if len(word) <= 2:
         return word
     w = _Word(word)
@@ -188,9 +203,11 @@ def lucene_porter(word: str) -> str:
     return "".join(w.b[: w.k + 1])
 
 
-# Words PyStemmer's Snowball porter stems identically: plain a-z without the letter pairs that
-# can reach Lucene's departures ("bl" → -bli/-ble, "log" → -logi). Everything else goes to the port.
-_SNOWBALL_SAFE = re.compile(r"(?!.*(?:bl|log))[a-z]{3,}")
+# Words PyStemmer's Snowball porter stems identically: plain a-z without the letters that can reach
+# Lucene's departures: "bl" (-bli → -ble), "log" (-logi → -log), and the doubled consonants that
+# Lucene undoubles after removing -ed/-ing but Snowball keeps (Snowball undoubles only bb dd ff gg
+# mm nn pp rr tt: "trekking" → Lucene "trek", Snowball "trekk"). Everything else goes to the port.
+_SNOWBALL_SAFE = re.compile(r"(?!.*(?:bl|log|cc|hh|jj|kk|qq|vv|ww|xx|yy))[a-z]{3,}")
 
 
 class LuceneStemmer:
