@@ -37,8 +37,9 @@ def index_dataset(name_or_dir: str | Path, out: str | Path, *, analyzer: str | N
 
 def search_queries_file(index: str | Path, queries: str | Path, *, layout: str = "flat", k1: float = 0.9,
                         b: float = 0.4, hits: int = 1000, threads: int = 1, lucene_norms: bool = False,
-                        title_weight: float | None = None, proximity: float = 0.0, typos: bool = False) -> Results:
+                        title_weight: float | None = None, proximity: float = 0.0, typos: bool = False,
+                        anserini_ties: bool = False) -> Results:
     """Search every query of a BEIR queries.jsonl[.gz] or a `qid<TAB>text` file."""
     return Searcher(index).search(load_queries(queries), layout=layout, k1=k1, b=b, k=hits, threads=threads,
                                   lucene_norms=lucene_norms, title_weight=title_weight, proximity=proximity,
-                                  typos=typos)
+                                  typos=typos, anserini_ties=anserini_ties)

@@ -48,6 +48,7 @@ def search_cmd(
     lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte length norms and float arithmetic"),
     title_weight: float = typer.Option(None, help="title weight (multifield default 1, bm25f default 3)"),
     remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="drop hits whose id equals the query id"),
+    anserini_ties: bool = typer.Option(False, "--anserini-ties", help="Anserini's tie handling and Pyserini's %.6f scores (with --lucene-norms: Pyserini's run)"),
     proximity: float = typer.Option(0.0, help="weight of the term-proximity bonus (index needs --positions; 0.05 is the measured default for bm25f)"),
     typos: bool = typer.Option(False, "--typos", help="also match index terms within a typo budget (down-weighted)"),
     tag: str = typer.Option("sounding", help="run tag (last column)"),
@@ -57,7 +58,8 @@ def search_cmd(
     from ..pipeline import search_queries_file
 
     results = search_queries_file(index, queries, layout=layout, k1=k1, b=b, hits=hits, threads=threads,
-                                  lucene_norms=lucene_norms, title_weight=title_weight, proximity=proximity, typos=typos)
+                                  lucene_norms=lucene_norms, title_weight=title_weight, proximity=proximity, typos=typos,
+                                  anserini_ties=anserini_ties)
     write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
     console.print(f"{len(results.qids):,} queries in {results.seconds:.2f} s "
                   f"({results.queries_per_second:,.0f} q/s) → {run}")

@@ -21,7 +21,7 @@ def run_cmd(
     layouts: str = typer.Option("flat,multifield,multifield-max,bm25f", help="comma-separated layouts"),
     params: str = typer.Option("anserini,lucene", help="BM25 parameter sets: anserini (0.9/0.4), lucene (1.2/0.75)"),
     engines: str = typer.Option("sounding", help="engines to compare: sounding,bm25s,tantivy,pisa,pyserini"),
-    lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte norms and float arithmetic (exact Pyserini parity)"),
+    lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte norms, float arithmetic and Anserini's tie handling: Pyserini's runs, exactly"),
     hits: int = typer.Option(None, help="hits per query (default 1000; Mr. TyDi 100)"),
     threads: int = typer.Option(None, help="search threads (default: all cores; results do not depend on it)"),
     data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),

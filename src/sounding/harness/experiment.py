@@ -195,7 +195,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
 def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int):
     if s.engine == "sounding":
         results = Searcher(index_dir).search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
-                                             lucene_norms=s.lucene_norms, proximity=s.proximity, typos=s.typos)
+                                             lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
+                                             proximity=s.proximity, typos=s.typos)
         return results.to_run(), results.seconds
     from ..engines import get_engine
 

@@ -81,12 +81,15 @@ class Searcher:
         window: int = 5,
         typos: bool = False,
         typo_factor: float = 0.5,
+        anserini_ties: bool = False,
     ) -> Results:
         """Top-k documents per query, best first.
 
         `proximity` > 0 adds weight × a term-proximity bonus to the top k (needs an index built with
         positions); `typos` also matches index terms within a length-based typo budget, each typo
         multiplying the variant's weight by `typo_factor` (see docs/scoring.md).
+        `anserini_ties` hands back what Pyserini writes: ties ordered by id ascending, Anserini's
+        ScoreTiesAdjusterReranker and "%.6f" scores (with `lucene_norms`: Pyserini's run, exactly).
         """
         lay = layout if isinstance(layout, Layout) else Layout.named(layout, title_weight=title_weight)
         items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
@@ -103,6 +106,7 @@ class Searcher:
         matches = [self._matches(text, typos, typo_factor) for _, text in items]
         clauses = self._clauses(matches, lay, k1, b, lucene_norms)
         n_q = len(items)
+        k_out, k = k, (2 * k if anserini_ties else k)  # room to re-pick the ties at the cut in Lucene's order
         out_docs = np.full((n_q, k), -1, dtype=np.int64)
         out_scores = np.zeros((n_q, k), dtype=np.float32)
         out_n = np.zeros(n_q, dtype=np.int64)
@@ -115,9 +119,12 @@ class Searcher:
                 list(pool.map(run_block, blocks))
         if proximity:
             self._add_proximity(matches, out_docs, out_scores, out_n, proximity, window)
+        if anserini_ties:
+            out_docs, out_scores, out_n = self._anserini_ties(out_docs, out_scores, out_n, k_out)
+        k = k_out
         seconds = time.perf_counter() - start
         settings = dict(layout=lay.name, k1=k1, b=b, k=k, lucene_norms=lucene_norms, weights=lay.weights,
-                        proximity=proximity, window=window, typos=typos)
+                        proximity=proximity, window=window, typos=typos, anserini_ties=anserini_ties)
         return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings)
 
     # -- internals ----------------------------------------------------------------------------
@@ -196,6 +203,31 @@ class Searcher:
         ptr = np.searchsorted(q[order], np.arange(n_q + 1)).astype(np.int64)
         return (ptr, f[order].astype(np.int64), t[order].astype(np.int64), w[order].astype(np.float64),
                 group[order].astype(np.int64), cidf[order].astype(np.float64))
+
+    def _anserini_ties(self, docs, scores, counts, k):
+        """Pyserini's output for tied scores: Lucene's order (score desc, id asc), the top k, then
+        Anserini's ScoreTiesAdjusterReranker (score rounded to 1e-4 in double, 1e-6 less per tie
+        within 1e-4, in float) and Pyserini's "%.6f" run-file scores. Scores become float64."""
+        f32 = np.float32
+        out_docs = np.full((len(docs), k), -1, dtype=np.int64)
+        out_scores = np.zeros((len(docs), k), dtype=np.float64)
+        out_n = np.minimum(counts, k)
+        for q in range(len(docs)):
+            n = int(counts[q])
+            d, s = docs[q, :n], scores[q, :n]
+            order = np.lexsort((self._rank[d].astype(np.int64), -s))[:k]
+            prev, dup = None, 0
+            for j, i in enumerate(order):
+                r = f32(np.floor(float(s[i]) * 1e4 + 0.5) / 1e4)
+                if j == 0 or f32(prev - r) > f32(1e-4):
+                    dup = 0
+                else:
+                    dup += 1
+                    r = f32(r - f32(f32(1e-6) * dup))
+                prev = r
+                out_docs[q, j] = d[i]
+                out_scores[q, j] = float(f"{float(r):.6f}")
+        return out_docs, out_scores, out_n
 
     def _add_proximity(self, matches, out_docs, out_scores, out_n, weight, window) -> None:
         """Add weight × proximity bonus to each hit, then restore trec order (score desc, id desc)."""
