@@ -71,10 +71,10 @@ class EnglishAnalyzer:
         # cache entry); other text is tokenised as is, like Lucene, and each token lower-cased.
         tokens = standard_tokenize(text.lower() if text.isascii() else text)
         cache = self._cache
-        missing = [t for t in set(tokens) if t not in cache]
+        missing = set(tokens).difference(cache)
         if missing:
-            self._learn(missing)
-        return [term for term in map(cache.__getitem__, tokens) if term]
+            self._learn(list(missing))
+        return list(filter(None, map(cache.__getitem__, tokens)))  # "" marks a stop word
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
         return [self(t) for t in texts]

@@ -64,6 +64,7 @@ class Searcher:
             self._df, self._field_stats = stats.for_index(ix)
         self._norm_cache: dict[tuple, np.ndarray] = {}
         self._idf_cache: dict[tuple, np.ndarray] = {}
+        self._impact_cache: dict = {}
 
     # -- public -------------------------------------------------------------------------------
     def search(
@@ -142,15 +143,16 @@ class Searcher:
         tolerance, index terms near a query term join it, down-weighted per typo."""
         term_ids = self.index.term_ids
         counts = Counter(self.analyze(text))  # insertion order: deterministic clause order
+        if not typos:
+            return [(t, float(c)) for t, c in zip(map(term_ids.get, counts), counts.values()) if t is not None]
         out: dict[int, float] = {}
         for term, count in counts.items():
             if term in term_ids:
                 t = term_ids[term]
                 out[t] = out.get(t, 0.0) + count
-            if typos:
-                for variant, n in self._typo_matcher.variants(term):
-                    t = term_ids[variant]
-                    out[t] = out.get(t, 0.0) + count * typo_factor**n
+            for variant, n in self._typo_matcher.variants(term):
+                t = term_ids[variant]
+                out[t] = out.get(t, 0.0) + count * typo_factor**n
         return list(out.items())
 
     @cached_property
@@ -268,6 +270,19 @@ class Searcher:
             self._norm_cache = {key: np.ascontiguousarray(np.stack(rows))}  # keep one setting: memory
         return self._norm_cache[key]
 
+    def _impacts(self, norms: np.ndarray) -> np.ndarray:
+        """tf / (tf + k1·(1−b+b·len/avg)) for every posting, for the norms in use: the division
+        moves out of the search loop (one float32 per posting, kept for the last setting only)."""
+        key = id(norms)
+        if self._impact_cache.get("key") != key:
+            out = np.empty(len(self._docs), dtype=np.float32)
+            for f in range(self._offsets.shape[0]):
+                lo, hi = int(self._offsets[f, 0]), int(self._offsets[f, -1])
+                tf = self._tfs[lo:hi].astype(np.float32)
+                out[lo:hi] = tf / (tf + norms[f][self._docs[lo:hi]])
+            self._impact_cache = {"key": key, "impacts": out, "norms": norms}
+        return self._impact_cache["impacts"]
+
     def _block_runner(self, lay, k1, b, lucene, clauses, k, out_docs, out_scores, out_n):
         ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
         norms = self._norms(lay, k1, b, lucene)
@@ -287,6 +302,12 @@ class Searcher:
                                   self._offsets, self._docs, self._tfs, norms, self._rank, self._rank_to_doc, k,
                                   out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, final.view(np.uint32),
                                   touched, keys, np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.float64))
+            elif n_groups == 1:
+                scratch = np.empty(size, dtype=np.float32)
+                impacts = self._impacts(norms) if not lucene else np.zeros(0, np.float32)
+                topk.search_sum1(q_ptr, c_field, c_term, c_weight, self._offsets, self._docs, self._tfs, norms, impacts, lucene,
+                                 self._rank, self._rank_to_doc, k, out_docs[lo:hi], out_scores[lo:hi].view(np.uint32),
+                                 out_n[lo:hi], acc[0], scratch, scratch.view(np.uint32), touched, keys)
             else:
                 topk.search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, lay.name == "multifield-max",
                                 self._offsets, self._docs, self._tfs, norms, lucene, self._rank, self._rank_to_doc, k,

@@ -119,6 +119,55 @@ def _topk_by_key(touched, n_touched, final, final_bits, rank, rank_to_doc, k, ke
 
 
 @nb.njit(nogil=True, cache=True)
+def search_sum1(q_ptr, c_field, c_term, c_weight, offsets, docs, tfs, norms, impacts, lucene, rank, rank_to_doc, k,
+                out_docs, out_bits, out_n, acc, scratch, scratch_bits, touched, keys):
+    """The common case (flat, multifield sum) in the fewest passes: accumulate into `acc`, then one
+    pass over the touched documents builds the (float32 bits, rank) keys and clears `acc`, then a
+    partial partition; scores go out as float32 bits (`out_bits` views the float32 output).
+    `impacts[p]` = tf/(tf + norm) per posting for the current k1/b (default arithmetic only)."""
+    mask = np.uint64(0xFFFFFFFF)
+    for q in range(q_ptr.shape[0] - 1):
+        n = 0
+        for c in range(q_ptr[q], q_ptr[q + 1]):
+            f = c_field[c]
+            t = c_term[c]
+            w = c_weight[c]
+            w32 = np.float32(w)
+            if lucene:
+                for p in range(offsets[f, t], offsets[f, t + 1]):
+                    d = docs[p]
+                    s = w32 - w32 / (_F32_ONE + np.float32(tfs[p]) * norms[f, d])
+                    if acc[d] == 0.0:
+                        touched[n] = d
+                        n += 1
+                    acc[d] += np.float64(s)
+            else:
+                for p in range(offsets[f, t], offsets[f, t + 1]):
+                    d = docs[p]
+                    if acc[d] == 0.0:
+                        touched[n] = d
+                        n += 1
+                    acc[d] += w * impacts[p]
+        for i in range(n):
+            d = touched[i]
+            scratch[i] = np.float32(acc[d])
+            acc[d] = 0.0
+            keys[i] = (np.uint64(scratch_bits[i]) << np.uint64(32)) | np.uint64(rank[d])
+        m = min(k, n)
+        if m == 0:
+            out_n[q] = 0
+            continue
+        sel = np.partition(keys[:n], n - m)[n - m:] if n > m else keys[:n].copy()
+        sel.sort()
+        for j in range(m):
+            key = sel[m - 1 - j]
+            out_docs[q, j] = rank_to_doc[np.int64(key & mask)]
+            out_bits[q, j] = np.uint32(key >> np.uint64(32))
+        out_n[q] = m
+    return 0
+
+
+@nb.njit(nogil=True, cache=True)
 def search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, combine_max,
                offsets, docs, tfs, norms, lucene, rank, rank_to_doc, k,
                out_docs, out_scores, out_n, acc, final, final_bits, touched, keys):
