@@ -19,9 +19,22 @@ def index_cmd(
     analyzer: str = typer.Option(None, help="analyzer name (default: the dataset language's Lucene-parity chain)"),
     data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),
     positions: bool = typer.Option(False, "--positions", help="store token positions (for --proximity)"),
+    shards: int = typer.Option(None, "--shards", min=1, help="build N shards with merged statistics (see shard-index)"),
+    ray: str = typer.Option(None, "--ray", help="with --shards: build the shards as Ray tasks (local, auto or an address)"),
 ) -> None:
     """Build a BM25 index (title, text and flat fields) from a corpus."""
     from ..pipeline import index_dataset
+
+    if shards or ray:
+        from ..errors import SoundingError
+        from .scale_cmds import shard_index_cmd
+
+        if not shards:
+            raise SoundingError("--ray builds shards: give --shards N too")
+        if positions:
+            raise SoundingError("--positions is not available for sharded indexes yet")
+        return shard_index_cmd(dataset=dataset, out=out, shards=shards, analyzer=analyzer, data_dir=data_dir, ray=ray,
+                               num_cpus=None, max_retries=3)
 
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("indexing", total=None)
