@@ -124,11 +124,18 @@ def test_version_and_protocol(built):
 
 
 @pytest.mark.skipif(not ENGINES["bm25s"].available(), reason="bm25s not installed")
-def test_bm25s_refuses_other_k1_b(tmp_path):
+def test_bm25s_other_k1_b(tmp_path):
+    """bm25s bakes k1/b into its index: rebuilt from the kept tokens, or refused after load()."""
     eng = get_engine("bm25s", **OPTIONS["bm25s"])
     eng.index(DOCS, tmp_path)
+    ref, _ = eng.search(QUERIES, k=5, k1=0.9, b=0.4)
+    other, _ = eng.search(QUERIES, k=5, k1=1.2, b=0.75)
+    assert eng.last_settings["k1"] == 1.2 and eng.last_settings["rescored_for_k1_b"]
+    assert other["q1"] != ref["q1"] and other["q1"].keys() == ref["q1"].keys()
+    fresh = get_engine("bm25s", **OPTIONS["bm25s"])
+    fresh.load(tmp_path)
     with pytest.raises(SoundingError, match="fixes k1/b"):
-        eng.search(QUERIES, k=5, k1=1.2, b=0.75)
+        fresh.search(QUERIES, k=5, k1=1.5, b=0.75)
 
 
 def test_unknown_engine():

@@ -1,7 +1,9 @@
 """bm25s (xhluca/bm25s): PyStemmer English + bm25s's "en" stop words, method "lucene", numba backend.
 
 bm25s precomputes BM25 scores at indexing time, so k1 and b are fixed when the index is built
-(constructor arguments, 0.9/0.4 by default); searching with other values is an error. It returns
+(constructor arguments, 0.9/0.4 by default). A search with other values rebuilds the score matrix
+from the tokenised corpus kept by `index` (outside the search timer; `last_settings` says so); an
+index opened with `load` has no tokens, and other values are then an error. It returns
 k documents per query even when fewer match; hits with score 0 (no query term) are dropped from
 the run, so every engine's run holds matching documents only.
 """
@@ -27,6 +29,7 @@ class BM25SEngine(Engine):
         super().__init__()
         self.k1, self.b, self.backend = k1, b, backend
         self._model = None
+        self._tokens = None  # the tokenised corpus of `index`, to rebuild for other k1/b
         self._docids: list[str] = []
         self._stemmer = None
 
@@ -60,6 +63,7 @@ class BM25SEngine(Engine):
         (workdir / "index" / "docids.json").write_text(json.dumps([d.id for d in docs]))
         seconds = time.perf_counter() - start
         self.load(workdir)
+        self._tokens = tokens
         return IndexStats(seconds, dir_bytes(workdir / "index"), len(docs),
                           {"k1": self.k1, "b": self.b, "method": "lucene", "backend": self.backend,
                            "analysis": "bm25s.tokenize, stopwords='en', PyStemmer english"})
@@ -75,12 +79,23 @@ class BM25SEngine(Engine):
         self._model = model
         self._docids = json.loads((self.workdir / "index" / "docids.json").read_text())
 
-    def search_native(self, items, *, k, k1, b, threads, batch):
-        if abs(k1 - self.k1) > 1e-9 or abs(b - self.b) > 1e-9:
+    def _rescore(self, k1: float, b: float) -> None:
+        import bm25s
+
+        if self._tokens is None:
             raise SoundingError(f"bm25s fixes k1/b when indexing (this index: k1={self.k1}, b={self.b}); "
                                 f"re-index with get_engine('bm25s', k1={k1}, b={b})")
+        model = bm25s.BM25(k1=k1, b=b, method="lucene", backend=self.backend)
+        model.index(self._tokens, show_progress=False)
+        self._model, self.k1, self.b = model, float(k1), float(b)
+
+    def search_native(self, items, *, k, k1, b, threads, batch):
+        rescored = abs(k1 - self.k1) > 1e-9 or abs(b - self.b) > 1e-9
+        if rescored:
+            self._rescore(k1, b)  # before the clock: it is indexing work
         kk = min(k, len(self._docids))  # bm25s refuses k > number of documents
-        self.last_settings = dict(k1=self.k1, b=self.b, k=k, method="lucene", backend=self.backend)
+        self.last_settings = dict(k1=self.k1, b=self.b, k=k, method="lucene", backend=self.backend,
+                                  rescored_for_k1_b=rescored)
         model = self._model
         if batch:
             start = time.perf_counter()
@@ -105,4 +120,4 @@ class BM25SEngine(Engine):
         return run
 
     def close(self) -> None:
-        self._model = None
+        self._model = self._tokens = None
