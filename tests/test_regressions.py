@@ -165,7 +165,8 @@ def test_runner_errors(data):
     assert o.status == "fail" and "has no R@100" in "\n".join(R.describe_failure(o))
 
 
-def test_missing_data_skips_with_a_reason(tmp_path, data):
+def test_missing_data_skips_with_a_reason(tmp_path, data, monkeypatch):
+    monkeypatch.delenv("SOUNDING_DATA", raising=False)  # only the given --data-dir may be searched
     empty = tmp_path / "empty"
     empty.mkdir()
     called = []
@@ -208,6 +209,7 @@ def test_cli_changed_expected_value_in_a_copy_fails_with_a_diff(tmp_path, data, 
 
 
 def test_cli_skips_list_docs_and_errors(tmp_path, data, monkeypatch, capsys):
+    monkeypatch.delenv("SOUNDING_DATA", raising=False)  # only the given --data-dir may be searched
     monkeypatch.setattr(R, "cli_run_command", fake_run([]))
     assert main(["regress", "--dir", str(REG_DIR), "--only", "mrtydi-sw.*", "--data-dir", str(data)]) == 0
     assert "skip mrtydi-sw.bm25-flat: mrtydi/sw not found in --data-dir" in capsys.readouterr().out
