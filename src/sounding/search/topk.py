@@ -19,9 +19,32 @@ def _worse(s1, r1, s2, r2):
     return s1 < s2 or (s1 == s2 and r1 < r2)
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def _sift_down(hs, hr, hd, size, s, r, d):
+    """Place (s, r, d) at the root of the min-heap of `size` entries and restore the heap."""
+    j = 0
+    while True:
+        c = 2 * j + 1
+        if c >= size:
+            break
+        if c + 1 < size and _worse(hs[c + 1], hr[c + 1], hs[c], hr[c]):
+            c += 1
+        if _worse(hs[c], hr[c], s, r):
+            hs[j] = hs[c]
+            hr[j] = hr[c]
+            hd[j] = hd[c]
+            j = c
+        else:
+            break
+    hs[j] = s
+    hr[j] = r
+    hd[j] = d
+
+
 @nb.njit(nogil=True, cache=True)
 def _heap_push_topk(touched, n_touched, final, rank, k, out_docs, out_scores):
-    """Top-k of the touched documents by (final score, rank); writes them best first; returns count."""
+    """Top-k of the touched documents by (final score, rank); writes them best first; returns count.
+    A bounded min-heap keyed by (score, rank): works for scores of any sign (dense similarities)."""
     hs = np.empty(k, dtype=np.float32)
     hr = np.empty(k, dtype=np.int64)
     hd = np.empty(k, dtype=np.int64)
@@ -30,8 +53,7 @@ def _heap_push_topk(touched, n_touched, final, rank, k, out_docs, out_scores):
         d = touched[i]
         s = final[d]
         r = np.int64(rank[d])
-        if size < k:
-            # sift up
+        if size < k:  # sift up
             j = size
             size += 1
             while j > 0:
@@ -46,25 +68,8 @@ def _heap_push_topk(touched, n_touched, final, rank, k, out_docs, out_scores):
             hs[j] = s
             hr[j] = r
             hd[j] = d
-        elif _worse(hs[0], hr[0], s, r):
-            # replace the root and sift down
-            j = 0
-            while True:
-                c = 2 * j + 1
-                if c >= size:
-                    break
-                if c + 1 < size and _worse(hs[c + 1], hr[c + 1], hs[c], hr[c]):
-                    c += 1
-                if _worse(hs[c], hr[c], s, r):
-                    hs[j] = hs[c]
-                    hr[j] = hr[c]
-                    hd[j] = hd[c]
-                    j = c
-                else:
-                    break
-            hs[j] = s
-            hr[j] = r
-            hd[j] = d
+        elif _worse(hs[0], hr[0], s, r):  # better than the worst kept: replace the root
+            _sift_down(hs, hr, hd, size, s, r, d)
     # pop worst-first into the output from the back
     n = size
     for pos in range(n - 1, -1, -1):
@@ -73,26 +78,7 @@ def _heap_push_topk(touched, n_touched, final, rank, k, out_docs, out_scores):
         size -= 1
         if size == 0:
             break
-        s = hs[size]
-        r = hr[size]
-        d = hd[size]
-        j = 0
-        while True:
-            c = 2 * j + 1
-            if c >= size:
-                break
-            if c + 1 < size and _worse(hs[c + 1], hr[c + 1], hs[c], hr[c]):
-                c += 1
-            if _worse(hs[c], hr[c], s, r):
-                hs[j] = hs[c]
-                hr[j] = hr[c]
-                hd[j] = hd[c]
-                j = c
-            else:
-                break
-        hs[j] = s
-        hr[j] = r
-        hd[j] = d
+        _sift_down(hs, hr, hd, size, hs[size], hr[size], hd[size])
     return n
 
 
