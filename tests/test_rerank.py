@@ -120,3 +120,21 @@ def test_bi_encoder_uses_stored_passage_vectors():
     b = rerank(RUN, QUERIES, DOCS, plain, top_n=3)
     assert a.run == b.run
     assert full.encoded_passages == 0 and plain.encoded_passages == 5
+
+
+def test_model_kind_routes_cross_encoders(tmp_path):
+    import json
+
+    from sounding.dense.encoders import model_kind
+
+    ce = tmp_path / "ce"
+    ce.mkdir()
+    (ce / "config.json").write_text(json.dumps({"architectures": ["BertForSequenceClassification"]}))
+    assert model_kind(str(ce)) == "cross-encoder"
+    assert model_kind("cross-encoder/ms-marco-MiniLM-L-6-v2") == "cross-encoder"
+    assert model_kind("splade-tiny") == "sparse"
+    assert model_kind("sentence-transformers/all-MiniLM-L6-v2") == "dense"
+    from sounding.harness.arms import arm_settings
+
+    s = arm_settings(["rerank", "dense"], [str(ce)])
+    assert [(x.arm, x.model) for x in s] == [("rerank", str(ce)), ("dense", "sentence-transformers/all-MiniLM-L6-v2")]

