@@ -33,15 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def vmhwm_kb(pid="self") -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+from sounding.scale.shards import peak_rss_kb as vmhwm_kb  # noqa: E402  (VmHWM of a process, kB)
 
 
 # -- corpus ---------------------------------------------------------------------------------------
