@@ -540,7 +540,8 @@ def table(results: dict) -> str:
             for m in e.get("search", {}):
                 if m not in modes:
                     modes.append(m)
-        head = ["engine", "nDCG@10", "index docs/s", "index MiB"] + [f"QPS {m}" for m in modes] + ["search peak MiB"]
+        head = (["engine", "nDCG@10", "index docs/s", "index MiB", "index peak MiB"] + [f"QPS {m}" for m in modes]
+                + ["search peak MiB"])
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
         for name, e in res["engines"].items():
@@ -553,14 +554,16 @@ def table(results: dict) -> str:
             nd = f"{q.get('nDCG@10', float('nan')):.4f}"
             if abs(k1b.get("k1", 0) - results["settings"]["k1"]) > 1e-9:
                 nd += f" (k1={k1b['k1']}, b={k1b['b']})"
-            cells = [name, nd, fmt_range(e["index"]["docs_per_s"]), f"{e['index']['bytes'] / 2**20:,.1f}"]
+            cells = [name, nd, fmt_range(e["index"]["docs_per_s"]), f"{e['index']['bytes'] / 2**20:,.1f}",
+                     f"{e['index']['peak_rss_mib']['median']:,.0f}"]
             dagger = "†" if e.get("timing", {}).get("timed_queries", 0) < min(c["n_queries"], results["settings"]["max_queries"] or c["n_queries"]) else ""
             for m in modes:
                 star = "*" if m.startswith("batch") and not e.get("native_batch", True) else ""
                 cells.append(fmt_range(e["search"].get(m)) + star + dagger)
             cells.append(fmt_range(e["search_peak_rss_mib"]))
             lines.append("| " + " | ".join(cells) + " |")
-        lines.append("\nmedian (min–max) over rounds; * no batch API: its per-query loop; "
+        lines.append("\nmedian (min–max) over rounds; index peak = the indexing process (documents in memory "
+                     "included, the same for all); * no batch API: its per-query loop; "
                      f"† slow engine: timed on the first {results['settings']['slow_queries']} queries.")
         if res["ratios"]:
             lines.append("\nSounding / peer (median ratios; > 1 = Sounding higher):\n")
@@ -581,6 +584,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
         return _worker_main(*argv[1:4])
+    if argv[:1] == ["--render"]:  # print the tables of saved results: --render FILE.json
+        print(table(json.loads(Path(argv[1]).read_text())))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--datasets", default=DEFAULT_DATASETS, help=f"comma list (default {DEFAULT_DATASETS})")
