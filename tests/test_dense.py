@@ -136,6 +136,7 @@ def test_exact_search_k_larger_than_corpus_and_empty_queries():
         ExactIndex(M, ["a", "b", "c"]).search_vectors(np.zeros((1, 4), np.float32), ["q"])
 
 
+@need("threadpoolctl")  # holds BLAS to one thread per block (installed with the `dense` extra)
 def test_exact_search_byte_identical_at_1_and_2_threads(tmp_path):
     rng = np.random.default_rng(1)
     n = DOC_BLOCK + 1234  # more than one document block, a ragged last block
