@@ -174,31 +174,7 @@ class ShardStats:
         return self.df, self.field_stats
 
 
-def merge_stats(indexes: list[Index]) -> tuple[dict[str, FieldStats], list[np.ndarray]]:
-    """Merged field statistics, and each shard's global document frequencies in its own numbering.
-
-    Sums over disjoint shards; terms are matched by text (each shard numbers its own vocabulary).
-    One dictionary lookup per shard term, the rest in numpy.
-    """
-    if not indexes:
-        raise SoundingError("no shards to merge")
-    first = indexes[0].manifest
-    for ix in indexes[1:]:
-        if ix.manifest.fields != first.fields or ix.manifest.analyzer != first.analyzer:
-            raise SoundingError(f"{ix.root}: shard has other fields or analyzer than {indexes[0].root}")
-    stats = {}
-    for f in first.fields:
-        parts = [ix.manifest.field_stats[f] for ix in indexes]
-        stats[f] = FieldStats(sum(p.doc_count for p in parts), sum(p.sum_length for p in parts),
-                              sum(p.postings for p in parts))
-    ids: dict[str, int] = {}
-    maps = [np.fromiter((ids.setdefault(t, len(ids)) for t in ix.terms), dtype=np.int64, count=ix.manifest.n_terms)
-            for ix in indexes]
-    total = np.zeros((len(first.fields), len(ids)), dtype=np.int64)
-    dfs = [np.diff(np.asarray(ix.offsets), axis=1) for ix in indexes]
-    for m, df in zip(maps, dfs):
-        total[:, m] += df  # a shard's terms are distinct: no repeated index in one update
-    return stats, [np.ascontiguousarray(total[:, m]) for m in maps]
+from ..search.stats import merge_stats  # noqa: E402  (one merge for sharded and GlobalStats)
 
 
 def global_ranks(indexes: list[Index]) -> list[np.ndarray]:
