@@ -1,11 +1,12 @@
 """Batch BM25 search over an index: query analysis, clause building, parallel compiled kernels."""
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -13,7 +14,7 @@ import numpy as np
 from ..analysis import get_analyzer
 from ..errors import SoundingError
 from ..index import Index
-from . import bm25, topk
+from . import bm25, clauses, topk
 from .layouts import Layout
 
 
@@ -58,6 +59,7 @@ class Searcher:
         self._tfs = np.asarray(ix.tfs)
         self._rank = np.asarray(ix.docid_rank)
         self._rank_to_doc = np.argsort(self._rank).astype(np.int64)
+        self._rank_bits = max(1, int(self.index.n_docs - 1).bit_length())  # ranks are 0..n_docs-1
         if stats is None:
             self._df, self._field_stats = np.diff(self._offsets, axis=1), ix.manifest.field_stats
         else:
@@ -65,6 +67,8 @@ class Searcher:
         self._norm_cache: dict[tuple, np.ndarray] = {}
         self._idf_cache: dict[tuple, np.ndarray] = {}
         self._impact_cache: dict = {}
+        self._compiled: set = set()  # kernels already compiled (or loaded) for this process
+        self._local = threading.local()  # per-thread scratch buffers, reused across searches
 
     # -- public -------------------------------------------------------------------------------
     def search(
@@ -100,7 +104,10 @@ class Searcher:
             raise SoundingError("lucene_norms applies to Lucene's BM25 layouts (flat, multifield, multifield-max), not bm25f")
         if proximity and self.index.positions is None:
             raise SoundingError(f"{self.index.root}: proximity needs positions; rebuild with `sounding index --positions`")
-        self._warm_up(lay, k1, b, lucene_norms, k)
+        if any(w < 0 for w in lay.weights.values()):
+            raise SoundingError(f"field weights must be ≥ 0 (got {lay.weights})")
+        setting = self._setting(lay, k1, b, lucene_norms)  # norms and impacts: outside the timing
+        self._compile(lay, k1, lucene_norms, setting, k)
         if typos:
             self._typo_matcher.variants("warmup")  # builds the symmetric-delete index outside the timing
         start = time.perf_counter()
@@ -111,13 +118,14 @@ class Searcher:
         out_docs = np.full((n_q, k), -1, dtype=np.int64)
         out_scores = np.zeros((n_q, k), dtype=np.float32)
         out_n = np.zeros(n_q, dtype=np.int64)
-        blocks = np.array_split(np.arange(n_q), max(1, min(threads, n_q)))
-        run_block = self._block_runner(lay, k1, b, lucene_norms, clauses, k, out_docs, out_scores, out_n)
-        if len(blocks) == 1:
-            run_block(blocks[0])
-        else:
-            with ThreadPoolExecutor(len(blocks)) as pool:
-                list(pool.map(run_block, blocks))
+        run = partial(self._run_block, lay, k1, lucene_norms, setting, clauses, k, out_docs, out_scores, out_n)
+        n_blocks = max(1, min(threads, n_q))
+        if n_blocks == 1:
+            run(0, n_q)
+        else:  # contiguous blocks of queries, one per thread; each query is computed by one thread
+            bounds = np.linspace(0, n_q, n_blocks + 1).astype(int)
+            with ThreadPoolExecutor(n_blocks) as pool:
+                list(pool.map(run, bounds[:-1], bounds[1:]))
         if proximity:
             self._add_proximity(matches, out_docs, out_scores, out_n, proximity, window)
         if anserini_ties:
@@ -129,12 +137,16 @@ class Searcher:
         return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings)
 
     # -- internals ----------------------------------------------------------------------------
-    def _warm_up(self, lay: Layout, k1, b, lucene, k) -> None:
-        """Compile (or load from numba's cache) the kernel with an empty batch, outside any timing."""
-        empty = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64),
-                 np.zeros(0, np.int64), np.zeros(0, np.float64))
-        self._block_runner(lay, k1, b, lucene, empty, k, np.zeros((0, k), np.int64), np.zeros((0, k), np.float32),
-                           np.zeros(0, np.int64))(np.arange(0))
+    def _compile(self, lay: Layout, k1, lucene, setting, k) -> None:
+        """Compile (or load from numba's cache) the kernel with an empty batch, outside any timing,
+        once per kernel: a query-at-a-time caller pays no extra call."""
+        kernel = (lay.name if lay.name in ("bm25f", "multifield-max") else "sum", lucene)
+        if kernel not in self._compiled:
+            empty = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64),
+                     np.zeros(0, np.int64), np.zeros(0, np.float64))
+            self._run_block(lay, k1, lucene, setting, empty, k, np.zeros((0, k), np.int64),
+                            np.zeros((0, k), np.float32), np.zeros(0, np.int64), 0, 0)
+            self._compiled.add(kernel)
 
     def _matches(self, text: str, typos: bool, typo_factor: float) -> list[tuple[int, float]]:
         """(term id, weight factor) per query term occurrence group, in first-occurrence order.
@@ -171,40 +183,16 @@ class Searcher:
         return self._idf_cache[key]
 
     def _clauses(self, matches, lay: Layout, k1, b, lucene):
-        """Per-query clause arrays (CSR, vectorised): field, term, weight, group, and idf for bm25f.
-
-        Clause order within a query is term (first occurrence) then field: the summation order,
-        fixed so scores do not depend on anything but the query."""
+        """Per-query clause arrays (CSR): field, term, weight, group, and idf for bm25f (see clauses.py)."""
         fields = self.index.manifest.fields
         lens = np.fromiter((len(m) for m in matches), dtype=np.int64, count=len(matches))
-        n_q = len(matches)
         terms = np.fromiter((t for m in matches for t, _ in m), dtype=np.int64, count=int(lens.sum()))
         counts = np.fromiter((c for m in matches for _, c in m), dtype=np.float64, count=len(terms))
-        qi = np.repeat(np.arange(n_q), lens)
-        gi = np.arange(len(terms)) - np.repeat(np.cumsum(lens) - lens, lens)
-        idf = self._idf(lucene)
-        flat = fields.index("flat")
-        parts = []
-        for fi, (fname, fw) in enumerate(lay.weights.items()):
-            f = fields.index(fname)
-            keep = (self._df[f, terms] > 0) & (fw != 0)
-            t, c = terms[keep], counts[keep]
-            if lay.name == "bm25f":
-                w, group, cidf = np.full(len(t), fw), gi[keep], idf[flat, t] * c
-            elif lucene:
-                w = (np.float32(fw) * c.astype(np.float32) * idf[f, t]).astype(np.float64)
-                group, cidf = np.zeros(len(t), np.int64), np.zeros(len(t))
-            else:
-                w = fw * c * idf[f, t] * (k1 + 1.0)
-                group, cidf = np.zeros(len(t), np.int64), np.zeros(len(t))
-            if lay.name == "multifield-max":
-                group = np.full(len(t), fi, dtype=np.int64)
-            parts.append((qi[keep], gi[keep], np.full(len(t), fi), np.full(len(t), f), t, w, group, cidf))
-        q, g, fi, f, t, w, group, cidf = (np.concatenate(x) for x in zip(*parts))
-        order = np.lexsort((fi, g, q))
-        ptr = np.searchsorted(q[order], np.arange(n_q + 1)).astype(np.int64)
-        return (ptr, f[order].astype(np.int64), t[order].astype(np.int64), w[order].astype(np.float64),
-                group[order].astype(np.int64), cidf[order].astype(np.float64))
+        lay_fields = np.fromiter((fields.index(f) for f in lay.weights), dtype=np.int64, count=len(lay.weights))
+        lay_weights = np.fromiter(lay.weights.values(), dtype=np.float64, count=len(lay.weights))
+        mode = clauses.BM25F if lay.name == "bm25f" else clauses.LUCENE if lucene else clauses.DEFAULT
+        return clauses.build_clauses(lens, terms, counts, lay_fields, lay_weights, self._df, self._idf(lucene),
+                                     fields.index("flat"), float(k1), mode, lay.name == "multifield-max")
 
     def _anserini_ties(self, docs, scores, counts, k):
         """Pyserini's output for tied scores: Lucene's order (score desc, id asc), the top k, then
@@ -270,48 +258,78 @@ class Searcher:
             self._norm_cache = {key: np.ascontiguousarray(np.stack(rows))}  # keep one setting: memory
         return self._norm_cache[key]
 
-    def _impacts(self, norms: np.ndarray) -> np.ndarray:
-        """tf / (tf + k1·(1−b+b·len/avg)) for every posting, for the norms in use: the division
-        moves out of the search loop (one float32 per posting, kept for the last setting only)."""
-        key = id(norms)
+    def _impacts(self, norms: np.ndarray, fields: list[int]) -> tuple[np.ndarray, int]:
+        """tf / (tf + k1·(1−b+b·len/avg)) per posting of the fields searched, for the norms in use:
+        the division moves out of the search loop. One float32 per posting over the postings span
+        of `fields` (flat alone, or title + text), kept for the last setting only: memory.
+        Returns the impacts and the posting number of their first entry."""
+        lo = int(min(self._offsets[f, 0] for f in fields))
+        hi = int(max(self._offsets[f, -1] for f in fields))
+        key = (id(norms), lo, hi)
         if self._impact_cache.get("key") != key:
-            out = np.empty(len(self._docs), dtype=np.float32)
+            self._impact_cache = {}  # free the previous setting's impacts before building these
+            out = np.empty(hi - lo, dtype=np.float32)
             for f in range(self._offsets.shape[0]):
-                lo, hi = int(self._offsets[f, 0]), int(self._offsets[f, -1])
-                tf = self._tfs[lo:hi].astype(np.float32)
-                out[lo:hi] = tf / (tf + norms[f][self._docs[lo:hi]])
+                a, z = max(lo, int(self._offsets[f, 0])), min(hi, int(self._offsets[f, -1]))
+                if a < z:
+                    tf = self._tfs[a:z].astype(np.float32)
+                    out[a - lo : z - lo] = tf / (tf + norms[f][self._docs[a:z]])
             self._impact_cache = {"key": key, "impacts": out, "norms": norms}
-        return self._impact_cache["impacts"]
+        return self._impact_cache["impacts"], lo
 
-    def _block_runner(self, lay, k1, b, lucene, clauses, k, out_docs, out_scores, out_n):
-        ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
+    def _buffers(self, k: int) -> dict:
+        """This thread's scratch arrays, sized once per index and reused: allocating (and zeroing)
+        buffers the size of the collection per call dominated query-at-a-time search. The kernels
+        hand the accumulators back zeroed."""
+        buf = getattr(self._local, "buf", None)
+        n = self.index.n_docs
+        if buf is None:
+            buf = self._local.buf = {
+                "acc": np.zeros(n, np.float64), "touched": np.empty(n + 1, np.int64),
+                "hist": np.empty(topk.N_BUCKETS, np.int64), "cell": np.empty(1, np.float32),
+            }
+        if len(buf.get("sel", ())) < k:
+            buf["sel"], buf["tmp"] = np.empty(k, np.uint64), np.empty(k, np.uint64)
+        return buf
+
+    def _group_buffers(self, n_groups: int) -> dict:
+        """Extra per-thread arrays of the multi-group and BM25F kernels, made on first use."""
+        buf = self._local.buf
+        if "groups" not in buf or buf["groups"].shape[0] < n_groups:
+            n = self.index.n_docs
+            buf["groups"] = np.zeros((n_groups, n), np.float64)
+            buf["total"] = np.zeros(n, np.float64)
+            buf["term_touched"] = np.empty(n + 1, np.int64)
+        return buf
+
+    def _setting(self, lay: Layout, k1, b, lucene) -> dict:
+        """What the kernels need for one BM25 setting: norms, and impacts for the sum kernel."""
         norms = self._norms(lay, k1, b, lucene)
-        n_docs = self.index.n_docs
-        n_groups = 2 if lay.name == "multifield-max" else 1
+        impacts, base = np.zeros(0, np.float32), 0
+        if lay.name in ("flat", "multifield") and not lucene:
+            impacts, base = self._impacts(norms, [self.index.manifest.fields.index(f) for f in lay.weights])
+        return {"norms": norms, "impacts": impacts, "impact_base": base}
 
-        def run(block: np.ndarray) -> None:
-            lo, hi = (int(block[0]), int(block[-1]) + 1) if len(block) else (0, 0)
-            q_ptr = ptr[lo : hi + 1]
-            size = n_docs if len(block) else 1  # an empty block only compiles the kernel
-            acc = np.zeros((n_groups, size), dtype=np.float64)
-            final = np.zeros(size, dtype=np.float32)
-            touched = np.empty(size, dtype=np.int64)
-            keys = np.empty(size, dtype=np.uint64)
-            if lay.name == "bm25f":
-                topk.search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, float(k1),
-                                  self._offsets, self._docs, self._tfs, norms, self._rank, self._rank_to_doc, k,
-                                  out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, final.view(np.uint32),
-                                  touched, keys, np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.float64))
-            elif n_groups == 1:
-                scratch = np.empty(size, dtype=np.float32)
-                impacts = self._impacts(norms) if not lucene else np.zeros(0, np.float32)
-                topk.search_sum1(q_ptr, c_field, c_term, c_weight, self._offsets, self._docs, self._tfs, norms, impacts, lucene,
-                                 self._rank, self._rank_to_doc, k, out_docs[lo:hi], out_scores[lo:hi].view(np.uint32),
-                                 out_n[lo:hi], acc[0], scratch, scratch.view(np.uint32), touched, keys)
-            else:
-                topk.search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, lay.name == "multifield-max",
-                                self._offsets, self._docs, self._tfs, norms, lucene, self._rank, self._rank_to_doc, k,
-                                out_docs[lo:hi], out_scores[lo:hi], out_n[lo:hi], acc, final, final.view(np.uint32),
-                                touched, keys)
-
-        return run
+    def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> None:
+        """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs."""
+        ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
+        q_ptr = ptr[lo : hi + 1]
+        norms = setting["norms"]
+        buf = self._buffers(k)
+        ranks = (self._rank, self._rank_to_doc, self._rank_bits, k)
+        out = (out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
+        scratch = (buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
+        if lay.name == "bm25f":
+            g = self._group_buffers(1)
+            topk.search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, float(k1),
+                              self._offsets, self._docs, self._tfs, norms, *ranks, *out,
+                              buf["acc"], buf["touched"], g["term_touched"], g["total"], *scratch)
+        elif lay.name == "multifield-max":
+            g = self._group_buffers(2)
+            topk.search_sum(q_ptr, c_field, c_term, c_weight, c_group, 2, True,
+                            self._offsets, self._docs, self._tfs, norms, lucene, *ranks, *out,
+                            g["groups"], g["total"], buf["touched"], *scratch)
+        else:
+            topk.search_sum1(q_ptr, c_field, c_term, c_weight, self._offsets, self._docs, self._tfs, norms,
+                             setting["impacts"], setting["impact_base"], lucene, *ranks, *out,
+                             buf["acc"], buf["touched"], *scratch)

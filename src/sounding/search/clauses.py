@@ -1,0 +1,60 @@
+"""Query clauses: which (field, term) posting lists a query reads, with what weight, in what order.
+
+A query's clauses are laid out CSR-style (`ptr[q]..ptr[q+1]`) in one fixed order, term (first
+occurrence in the query) then field (layout order): the summation order, so a score depends
+on nothing but the query. Compiled, so that building one query's clauses costs a few
+microseconds (numpy's per-call overhead made it the largest cost of query-at-a-time search).
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+DEFAULT, LUCENE, BM25F = 0, 1, 2  # weight arithmetic
+
+
+@nb.njit(cache=True)
+def build_clauses(q_lens, terms, counts, lay_fields, lay_weights, df, idf, flat, k1, mode, group_by_field):
+    """Clauses of queries whose matched terms are `terms[...]` (q_lens per query) with occurrence
+    `counts`: per clause its field, term, weight, group and (BM25F) count·idf.
+
+    Weights: DEFAULT count·idf·(k1+1)·w_f in float64; LUCENE Lucene's float32 boost·count·idf;
+    BM25F w_f (the term's count·idf goes in c_idf; its group is the term's place in the query).
+    Groups: 0, or the field's place in the layout when `group_by_field` (multifield-max).
+    A field the term does not occur in, or a zero field weight, makes no clause."""
+    n_q = q_lens.shape[0]
+    n_lay = lay_fields.shape[0]
+    cap = terms.shape[0] * n_lay
+    c_field = np.empty(cap, np.int64)
+    c_term = np.empty(cap, np.int64)
+    c_weight = np.empty(cap, np.float64)
+    c_group = np.zeros(cap, np.int64)
+    c_idf = np.zeros(cap, np.float64)
+    ptr = np.zeros(n_q + 1, np.int64)
+    n = 0
+    i = 0
+    for q in range(n_q):
+        for g in range(q_lens[q]):
+            t = terms[i]
+            c = counts[i]
+            i += 1
+            for fi in range(n_lay):
+                f = lay_fields[fi]
+                fw = lay_weights[fi]
+                if df[f, t] <= 0 or fw == 0.0:
+                    continue
+                c_field[n] = f
+                c_term[n] = t
+                if mode == BM25F:
+                    c_weight[n] = fw
+                    c_group[n] = g
+                    c_idf[n] = idf[flat, t] * c
+                elif mode == LUCENE:
+                    c_weight[n] = np.float64(np.float32(fw) * np.float32(c) * np.float32(idf[f, t]))
+                else:
+                    c_weight[n] = fw * c * idf[f, t] * (k1 + 1.0)
+                if group_by_field:
+                    c_group[n] = fi
+                n += 1
+        ptr[q + 1] = n
+    return ptr, c_field[:n], c_term[:n], c_weight[:n], c_group[:n], c_idf[:n]
