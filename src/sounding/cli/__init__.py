@@ -5,6 +5,7 @@ Each area registers its commands on `app` in its own module, imported below.
 import sys
 
 from rich.console import Console
+from rich.markup import escape
 
 from ..errors import SoundingError
 from .app import app
@@ -16,7 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=argv)  # standalone mode: typer prints usage errors itself and exits
     except SoundingError as e:
-        Console(stderr=True).print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        # escape: a message's own brackets (e.g. pip install -e '.[scale]') are text, not rich markup
+        Console(stderr=True).print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         return 2
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)

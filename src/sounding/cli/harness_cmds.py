@@ -30,6 +30,11 @@ def run_cmd(
     arms: str = typer.Option("bm25", help="arms: bm25,dense,hybrid,sparse,rerank (non-BM25 arms need the `dense` extra)"),
     model: list[str] = typer.Option(None, "--model", help="model name or path for the dense/sparse/rerank arms (repeatable)"),
     variants: str = typer.Option("", help="extra BM25 settings beside the plain ones: proximity,typos"),
+    ray: str = typer.Option(None, "--ray", help="run the BM25 grid on Ray, same run files: 'local' (start a local "
+                            "instance), 'auto' (the cluster `ray start` made here) or a cluster address "
+                            "(host:6379, ray://host:10001); needs the `scale` extra"),
+    shards: int = typer.Option(None, "--shards", min=1, help="with --ray: shards per BM25 index (default: the "
+                               "cluster's CPUs, at least 2)"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
     from ..harness import run_experiment
@@ -37,7 +42,7 @@ def run_cmd(
     result = run_experiment(
         datasets, out, engines=engines.split(","), layouts=layouts, params=params, lucene_norms=lucene_norms,
         hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate, arms=arms.split(","), models=model,
-        variants=[v for v in variants.split(",") if v],
+        variants=[v for v in variants.split(",") if v], ray=ray, shards=shards,
         command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
     )
     if phase == "index":

@@ -5,6 +5,7 @@ Layout of an output folder (everything keyed by content, so a second run reuses 
     OUT/run.json                    metadata, format version, gate verdict
     OUT/results.json                list of rows, one per dataset × setting
     OUT/indexes/<dataset>-<key>/    index, key = sha256(corpus file, analyzer, index format)
+    OUT/indexes/<dataset>-<key>-<N>shards/   the same as N shards, built on Ray (`--ray`, see on_ray.py)
     OUT/runs/<dataset>/<setting>.trec
     OUT/rows/<dataset>/<setting>.json      the row + the cache key it was computed under
     OUT/per_query/<dataset>/<setting>.json per-query values (for reports and significance)
@@ -14,6 +15,7 @@ where it stopped, and an unchanged rerun only re-reads rows and rewrites the rep
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -64,10 +66,17 @@ def run_experiment(
     arms: list[str] | None = None,
     models: list[str] | None = None,
     variants: list[str] | None = None,
+    ray: str | None = None,
+    shards: int | None = None,
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
-    """Index each dataset once, run every setting, score, cross-check and write OUT/results.json."""
+    """Index each dataset once, run every setting, score, cross-check and write OUT/results.json.
+
+    `ray`: "local", "auto" or a cluster address: BM25 indexes are built as `shards` shards (default:
+    the cluster's CPUs, at least 2) by Ray tasks and searched by shard actors, with the same run files
+    (harness/on_ray.py says what runs where and what is refused).
+    """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
     start = time.perf_counter()
@@ -84,6 +93,7 @@ def run_experiment(
         from .arms import arm_settings  # dense, hybrid, sparse, rerank (need the `dense` extra)
 
         settings += arm_settings([a for a in arms if a != "bm25"], models or [])
+    on_ray = _ray_grid(ray, shards, settings, log)
     threads = threads or os.cpu_count() or 1
     loaded = [load_dataset(d, data_dir=data_dir) for d in datasets]  # fail fast on any bad name/folder
     for ds in loaded:
@@ -92,16 +102,22 @@ def run_experiment(
 
     rows: list[dict] = []
     checks_failed: list[str] = []
-    for ds in loaded:
-        index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
-        if phase == "index":
-            continue
-        _check_judged_docs_indexed(ds, index_dir)
-        for s in settings:
-            row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log)
-            rows.append(row)
-            if row["crosscheck"] and not row["crosscheck"]["ok"]:
-                checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by {row['crosscheck']['max_diff']:.2e}")
+    with on_ray or contextlib.nullcontext():
+        for ds in loaded:
+            if on_ray:
+                index_dir, index_info = on_ray.ensure_index(ds, out, phase)
+            else:
+                index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
+            if phase == "index":
+                continue
+            _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray else Index(index_dir, verify=False).docids)
+            with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext():
+                for s in settings:
+                    row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray)
+                    rows.append(row)
+                    if row["crosscheck"] and not row["crosscheck"]["ok"]:
+                        checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
+                                             f"{row['crosscheck']['max_diff']:.2e}")
     failures = gate_failures(rows) if gate else []
     if phase != "index":
         _write_json(out / "results.json", rows)
@@ -111,8 +127,21 @@ def run_experiment(
         "machine": {"cpu": _cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
         "datasets": [ds.name for ds in loaded], "settings": [s.name for s in settings],
         "gate": {"passed": not failures, "failures": failures} if gate else None,
+        **({"ray": on_ray.info} if on_ray else {}),
     })
     return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start)
+
+
+def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log):
+    """The Ray side of the run (`--ray`), or None; refuses what Ray cannot run exactly, before any work."""
+    if not ray:
+        if shards:
+            raise SoundingError("--shards builds sharded indexes on Ray: give --ray local, auto or an address too")
+        return None
+    from .on_ray import RayGrid, check_settings
+
+    check_settings(settings)
+    return RayGrid(ray, shards, log)
 
 
 # -- indexing ----------------------------------------------------------------------------------
@@ -135,17 +164,17 @@ def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = Fal
     return index_dir, info
 
 
-def _check_judged_docs_indexed(ds: Dataset, index_dir: Path) -> None:
+def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> None:
     """A corpus that holds none of the judged documents would score 0 everywhere: say so instead."""
     judged = {d for j in ds.qrels.values() for d in j}
-    docids = set(Index(index_dir, verify=False).docids)
-    if judged and not judged & docids:
+    if judged and not judged & set(docids):
         raise SoundingError(f"{ds.name}: none of the {len(judged):,} judged documents of the qrels is in the corpus "
                             f"{ds.corpus_path}; are corpus and qrels from the same dataset?")
 
 
 # -- one setting -------------------------------------------------------------------------------
-def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log) -> dict:
+def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
+                 on_ray=None) -> dict:
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
     key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
@@ -158,12 +187,12 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     log(f"{ds.name}: {s.name}")
     extra: dict = {}
     if s.arm == "bm25":
-        run, seconds = _search(ds, s, index_dir, k, threads)
+        run, seconds = _search(ds, s, index_dir, k, threads, on_ray)
     else:
         from .arms import ArmContext, run_arm
 
         ctx = ArmContext(out=out, k=k, threads=threads,
-                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads)[0])
+                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray)[0])
         arm = run_arm(s, ds, ctx)
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
     run_file = out / "runs" / ds.name / f"{s.name}.trec"
@@ -187,16 +216,18 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         "hits": k, "threads": threads,
         "run_file": str(run_file.relative_to(out)), "per_query_file": str(pq_file.relative_to(out)),
         "published": _published(ds.name, s), "model": extra.pop("model", None), **extra,
+        **({"ray": on_ray.info} if on_ray and _searches_bm25(s) else {}),
     }
     _write_json(row_file, {"key": key, "row": row})
     return row
 
 
-def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int):
+def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None):
     if s.engine == "sounding":
-        results = Searcher(index_dir).search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
-                                             lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
-                                             proximity=s.proximity, typos=s.typos)
+        searcher = on_ray or Searcher(index_dir)  # --ray: the shard actors, merged exactly (same run file)
+        results = searcher.search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
+                                  lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
+                                  proximity=s.proximity, typos=s.typos)
         return results.to_run(), results.seconds
     from ..engines import get_engine
 
@@ -204,6 +235,11 @@ def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int):
     workdir = index_dir.parent / f"{index_dir.name}.{s.engine}"
     engine.index(list(iter_corpus(ds.corpus_path)), workdir)
     return engine.search(ds.queries, k=k, k1=s.k1, b=s.b, threads=threads, batch=True)
+
+
+def _searches_bm25(s: Setting) -> bool:
+    """Whether a row's Sounding BM25 search ran (the plain BM25 settings; hybrid and rerank's first stage)."""
+    return s.engine == "sounding" and s.arm in ("bm25", "hybrid", "rerank")
 
 
 def _published(dataset: str, s: Setting) -> dict | None:

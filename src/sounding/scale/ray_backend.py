@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -38,15 +39,15 @@ from .shards import (
     ShardSet,
     _check_n_shards,
     build_shard,
-    merge_topk,
     peak_rss_kb,
     prepare_out,
-    query_items,
+    search_shards,
     split_corpus,
     write_shard_set,
 )
 
-INSTALL_HINT = "Ray is not installed: pip install 'sounding[scale]' (or pip install 'ray[default,data]>=2.9')"
+INSTALL_HINT = ("Ray is not installed: pip install -e '.[scale]' in a Sounding checkout, or pip install 'sounding[scale]' "
+                "(or pip install 'ray[default,data]>=2.9')")
 
 
 def require_ray():
@@ -207,8 +208,8 @@ class RayShardedSearcher:
         self.actors: list = []
         n = ShardSet.read(root).n_shards
         cpus = _cluster(ray).get("CPU", 1.0)
-        if actor_cpus is None:
-            actor_cpus = min(1.0, cpus / n)
+        if actor_cpus is None:  # cut to Ray's 0.0001 resource unit, so that n actors never need more than cpus
+            actor_cpus = min(1.0, math.floor(cpus / n * 10_000) / 10_000)
         actor = ray.remote(_ShardActor).options(num_cpus=actor_cpus, max_restarts=1, max_task_retries=1)
         self.actors = [actor.remote() for _ in range(n)]
         try:
@@ -233,24 +234,20 @@ class RayShardedSearcher:
         return self
 
     def search(self, queries, *, k: int = 1000, **kwargs) -> MergedResults:
-        items = query_items(queries)
-        start = time.perf_counter()
-        ref = self.ray.put(items)
+        """Same arguments and result as `ShardedSearcher.search` (see `search_shards`)."""
+        merged = search_shards(self._search_parts, queries, k, kwargs)
+        merged.settings["backend"] = "ray"
+        return merged
+
+    def _search_parts(self, items, k: int, kwargs: dict) -> list[ShardHits]:
+        ref = self.ray.put(items)  # shipped once, read by every actor
         try:
-            parts = self.ray.get([a.search.remote(key, ref, k, kwargs) for a, key in zip(self.actors, self.keys)])
+            return self.ray.get([a.search.remote(key, ref, k, kwargs) for a, key in zip(self.actors, self.keys)])
         except self.ray.exceptions.RayTaskError as e:
             cause = getattr(e, "cause", None)
             if isinstance(cause, SoundingError):
                 raise SoundingError(str(cause)) from None
             raise
-        t = time.perf_counter()
-        merged = merge_topk(parts, k)
-        merged.merge_seconds = time.perf_counter() - t
-        merged.seconds = time.perf_counter() - start
-        merged.shard_seconds = [p.seconds for p in parts]
-        merged.shard_cpu_seconds = [p.cpu_seconds for p in parts]
-        merged.settings = dict(kwargs, k=k, n_shards=len(parts), backend="ray")
-        return merged
 
     def peak_rss_kb(self) -> list[int]:
         """VmHWM of each shard actor's process (kB)."""

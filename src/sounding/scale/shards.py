@@ -471,7 +471,7 @@ def query_items(queries) -> list[tuple[str, str]]:
 
 class ShardedSearcher:
     """BM25 over a sharded index in this process: every shard searched with the merged statistics,
-    the top k merged exactly. Same search arguments as `Searcher.search`."""
+    the top k merged exactly. Same search arguments as `Searcher.search` (see `search_shards`)."""
 
     def __init__(self, root: str | Path, *, verify: bool = True):
         self.root = Path(root)
@@ -480,14 +480,64 @@ class ShardedSearcher:
                        for i in range(self.shard_set.n_shards)]
 
     def search(self, queries, *, k: int = 1000, **kwargs) -> MergedResults:
-        items = query_items(queries)
-        start = time.perf_counter()
-        parts = [s.search(items, k=k, **kwargs) for s in self.shards]
-        t = time.perf_counter()
-        merged = merge_topk(parts, k)
-        merged.merge_seconds = time.perf_counter() - t
-        merged.seconds = time.perf_counter() - start
-        merged.shard_seconds = [p.seconds for p in parts]
-        merged.shard_cpu_seconds = [p.cpu_seconds for p in parts]
-        merged.settings = dict(kwargs, k=k, n_shards=len(parts))
-        return merged
+        return search_shards(lambda items, k, kw: [s.search(items, k=k, **kw) for s in self.shards],
+                             queries, k, kwargs)
+
+
+def search_shards(search_parts: Callable[[list, int, dict], list[ShardHits]], queries, k: int,
+                  kwargs: dict) -> MergedResults:
+    """What every sharded searcher does around `search_parts(items, k, kwargs)` (each shard's top k):
+    merge the top k exactly, apply Anserini's tie handling when asked, and time it.
+
+    Refused, because a shard cannot reproduce one index's results for them: `proximity` (it
+    reorders each shard's own top k, not the collection's; shards have no positions) and `typos`
+    (typo variants come from each shard's own vocabulary).
+    """
+    for name in ("proximity", "typos"):
+        if kwargs.get(name):
+            raise SoundingError(f"{name} is not available on a sharded index: its results would differ from "
+                                "one index's; search an unsharded index")
+    kwargs = dict(kwargs)
+    ties = bool(kwargs.pop("anserini_ties", False))
+    k_shards = 2 * k if ties else k  # as Searcher: room to re-pick the ties at the cut (see anserini_ties)
+    items = query_items(queries)
+    start = time.perf_counter()
+    parts = search_parts(items, k_shards, kwargs)
+    t = time.perf_counter()
+    merged = merge_topk(parts, k_shards)
+    if ties:
+        merged = anserini_ties(merged, k)
+    merged.merge_seconds = time.perf_counter() - t
+    merged.seconds = time.perf_counter() - start
+    merged.shard_seconds = [p.seconds for p in parts]
+    merged.shard_cpu_seconds = [p.cpu_seconds for p in parts]
+    merged.settings = dict(kwargs, k=k, n_shards=len(parts), anserini_ties=ties)
+    return merged
+
+
+def anserini_ties(merged: MergedResults, k: int) -> MergedResults:
+    """Pyserini's tie handling (`Searcher.search(anserini_ties=True)`) on the merged top 2k.
+
+    It must run on the whole collection's candidates, after the merge: it re-picks the ties at the
+    cut of the top k and numbers ties across all of them. The rule itself stays in one place,
+    `Searcher._anserini_ties`, which reads only `self._rank` (each document's rank in docid byte
+    order); ranking each query's candidates among themselves orders them the same way.
+    """
+    from types import SimpleNamespace
+
+    from ..search import Searcher
+
+    counts = np.array([len(d) for d in merged.docids], dtype=np.int64)
+    width = max(1, int(counts.max(initial=0)))
+    docs = np.full((len(counts), width), -1, dtype=np.int64)  # candidate numbers, all queries in a row
+    scores = np.zeros((len(counts), width), dtype=np.float32)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    for q, s in enumerate(merged.scores):
+        docs[q, : counts[q]] = np.arange(starts[q], starts[q + 1])
+        scores[q, : counts[q]] = s
+    ranks = [np.argsort(d, kind="stable").argsort(kind="stable") for d in merged.docids]
+    rank = np.concatenate(ranks) if ranks else np.zeros(0, np.int64)
+    ids = np.concatenate(merged.docids) if merged.docids else np.zeros(0, dtype="S1")
+    out_docs, out_scores, out_n = Searcher._anserini_ties(SimpleNamespace(_rank=rank), docs, scores, counts, k)
+    return MergedResults(merged.qids, [ids[out_docs[q, :n]] for q, n in enumerate(out_n.tolist())],
+                         [out_scores[q, :n] for q, n in enumerate(out_n.tolist())])

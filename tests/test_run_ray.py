@@ -1,0 +1,147 @@
+"""`sounding run --ray`: the harness grid on Ray writes the run files of the one-process run, byte for
+byte; what a sharded search cannot reproduce is refused; without Ray, one line says how to install it.
+
+The Ray tests share one local instance (2 CPUs) and skip, saying why, without Ray.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from sounding.cli import main
+from sounding.datasets import Document
+from sounding.errors import SoundingError
+from sounding.eval import write_run
+from sounding.harness import run_experiment
+from sounding.index import build_index
+from sounding.scale import ShardedSearcher, build_shards
+from sounding.search import Searcher
+
+GRID = {"layouts": ["flat", "multifield"], "params": ["anserini", "lucene"], "hits": 100}
+
+
+# -- a tiny BEIR dataset: skewed vocabulary (many ties), non-ASCII ids, a query id that is a doc id --
+def tiny_corpus(n: int = 600, seed: int = 11) -> list[Document]:
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(200)] + ["café", "東京", "straße"]
+    weights = [1.0 / (i + 1) ** 1.1 for i in range(len(words))]
+    prefixes = ["d", "D", "é", "日本", "a-"]
+    return [Document(f"{prefixes[i % len(prefixes)]}{i}", " ".join(rng.choices(words, weights, k=rng.randint(0, 4))),
+                     " ".join(rng.choices(words, weights, k=rng.randint(1, 30))), i + 1) for i in range(n)]
+
+
+def tiny_queries(n: int = 40, seed: int = 12) -> dict[str, str]:
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(200)] + ["café"]
+    queries = {f"q{i}": " ".join(rng.choices(words, k=rng.randint(1, 5))) for i in range(n)}
+    queries["d5"] = "w3 w5 café"  # its own document is in the corpus: the BEIR own-hit convention applies
+    return queries
+
+
+def write_beir(root: Path) -> Path:
+    docs, queries = tiny_corpus(), tiny_queries()
+    rng = random.Random(13)
+    root.mkdir(parents=True)
+    with open(root / "corpus.jsonl", "w", encoding="utf-8") as f:
+        f.writelines(json.dumps({"_id": d.id, "title": d.title, "text": d.text}, ensure_ascii=False) + "\n" for d in docs)
+    with open(root / "queries.jsonl", "w", encoding="utf-8") as f:
+        f.writelines(json.dumps({"_id": q, "text": text}) + "\n" for q, text in queries.items())
+    (root / "qrels").mkdir()
+    lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d.id}\t{rng.randint(0, 2)}"
+                                              for q in queries for d in rng.sample(docs, 5)]
+    (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def beir(tmp_path_factory) -> Path:
+    return write_beir(tmp_path_factory.mktemp("data") / "tiny")
+
+
+def run_files(out: Path, rows: list[dict]) -> dict[str, bytes]:
+    return {r["setting"]: (out / r["run_file"]).read_bytes() for r in rows}
+
+
+# -- without Ray -----------------------------------------------------------------------------------
+def test_sharded_search_does_anserini_ties_exactly(tmp_path):
+    """The harness's --lucene-norms settings use Anserini's tie handling; on shards it runs after the merge."""
+    docs, queries = tiny_corpus(), tiny_queries()
+    build_index(docs, tmp_path / "one")
+    build_shards(docs, tmp_path / "three", 3)
+    single, sharded = Searcher(tmp_path / "one"), ShardedSearcher(tmp_path / "three")
+    for layout in ("flat", "multifield", "multifield-max"):
+        for k in (7, 100):  # a small k cuts through ties
+            kw = {"layout": layout, "k": k, "k1": 1.2, "b": 0.75, "lucene_norms": True, "anserini_ties": True}
+            write_run(single.search(queries, **kw).to_run(), tmp_path / "a.run")
+            write_run(sharded.search(queries, **kw).to_run(), tmp_path / "b.run")
+            a, b = (tmp_path / "a.run").read_bytes(), (tmp_path / "b.run").read_bytes()
+            assert a == b, f"{layout} k={k}: run files differ"
+    with pytest.raises(SoundingError, match="proximity is not available on a sharded index"):
+        sharded.search(queries, proximity=0.05)
+    with pytest.raises(SoundingError, match="typos is not available on a sharded index"):
+        sharded.search(queries, typos=True)
+
+
+def test_ray_flag_without_ray_installed_is_one_line(beir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if it were not installed
+    with pytest.raises(SoundingError, match=r"pip install -e '\.\[scale\]'"):
+        run_experiment([str(beir)], tmp_path / "out", ray="local", log=lambda m: None)
+    code = main(["run", str(beir), "--out", str(tmp_path / "out"), "--ray", "auto"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Ray is not installed" in err and ".[scale]" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 3  # one message (rich may wrap it)
+    assert not (tmp_path / "out" / "indexes").exists()  # refused before any work
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"shards": 3}, "give --ray"),
+    ({"ray": "local", "variants": ["proximity"]}, "proximity variant(s) cannot run on a sharded index"),
+    ({"ray": "local", "variants": ["typos"]}, "typos variant(s) cannot run on a sharded index"),
+])
+def test_what_ray_cannot_run_exactly_is_refused(beir, tmp_path, kwargs, message):
+    with pytest.raises(SoundingError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        run_experiment([str(beir)], tmp_path / "out", log=lambda m: None, **kwargs)
+
+
+# -- on Ray ----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def ray_local():
+    """One local Ray (2 CPUs) for the module; `run_experiment(ray="local")` joins it instead of starting one."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[scale]')")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+@pytest.mark.parametrize("lucene_norms", [False, True], ids=["plain", "lucene-norms"])
+def test_run_on_ray_writes_the_same_run_files(ray_local, beir, tmp_path_factory, lucene_norms):
+    base = tmp_path_factory.getbasetemp()
+    local_out, ray_out = base / "out-local", base / "out-ray"  # shared by both cases: the indexes are reused
+    logs: list[str] = []
+    local = run_experiment([str(beir)], local_out, lucene_norms=lucene_norms, log=lambda m: None, **GRID)
+    on_ray = run_experiment([str(beir)], ray_out, lucene_norms=lucene_norms, ray="local", shards=3,
+                            log=logs.append, **GRID)
+
+    assert [r["setting"] for r in on_ray.rows] == [r["setting"] for r in local.rows] and len(local.rows) == 4
+    assert all(r["lucene_norms"] == lucene_norms for r in local.rows)
+    assert run_files(ray_out, on_ray.rows) == run_files(local_out, local.rows)  # byte for byte
+    for a, b in zip(local.rows, on_ray.rows):
+        assert a["metrics"] == b["metrics"] and a["crosscheck"]["ok"] and b["crosscheck"]["ok"]
+        assert "ray" not in a and b["ray"] == {"address": "local", "shards": 3, "cluster_cpus": 2,
+                                               "ray_version": ray_local.__version__}
+    assert json.loads((ray_out / "run.json").read_text())["ray"]["shards"] == 3
+    assert "ray" not in json.loads((local_out / "run.json").read_text())
+    (index,) = (ray_out / "indexes").iterdir()  # the sharded index, beside where a one-process one would be
+    assert index.name.endswith("-3shards") and (index / "shards.json").is_file()
+    assert ray_local.is_initialized()  # the run joined the test's Ray and left it running
+    if not lucene_norms:
+        assert any("3 shards on Ray" in m for m in logs)
+        logs.clear()
+        again = run_experiment([str(beir)], ray_out, ray="local", shards=3, log=logs.append, **GRID)
+        assert again.rows == on_ray.rows and not [m for m in logs if m.startswith(("indexing", "tiny:"))]
