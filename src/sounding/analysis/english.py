@@ -77,7 +77,15 @@ class EnglishAnalyzer:
         return list(filter(None, map(cache.__getitem__, tokens)))  # "" marks a stop word
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
-        return [self(t) for t in texts]
+        """`[self(t) for t in texts]`, learning the new tokens of all texts at once (indexing)."""
+        lowered = [t.lower() if t.isascii() else t for t in texts]
+        tokens = list(map(standard_tokenize, lowered))
+        cache = self._cache
+        missing = set().union(*tokens).difference(cache)
+        if missing:
+            self._learn(list(missing))
+        get = cache.__getitem__
+        return [list(filter(None, map(get, t))) for t in tokens]
 
     def _learn(self, tokens: list[str]) -> None:
         surfaces = [java_lower(_strip_possessive(t)) for t in tokens]

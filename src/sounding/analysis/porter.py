@@ -210,6 +210,11 @@ def _stem(word: str) -> str:
 _SNOWBALL_SAFE = re.compile(r"(?!.*(?:bl|log|cc|hh|jj|kk|qq|vv|ww|xx|yy))[a-z]{3,}")
 
 
+# Every Porter rule tests for some letter a-z at the end of the word ("s", "eed", "y", "e", "l", ...):
+# a word with none (numbers such as "0.05", "1,000") comes out unchanged. Scientific text has many.
+_NO_RULE_LETTER = re.compile(r"[^a-z]*")
+
+
 class LuceneStemmer:
     """Batch stemmer with Lucene's output; PyStemmer (C) where provably identical."""
 
@@ -219,4 +224,4 @@ class LuceneStemmer:
     def stem_words(self, words: list[str]) -> list[str]:
         safe = [w for w in words if _SNOWBALL_SAFE.fullmatch(w)]
         stems = dict(zip(safe, self._snowball.stemWords(safe)))
-        return [stems[w] if w in stems else lucene_porter(w) for w in words]
+        return [stems[w] if w in stems else w if _NO_RULE_LETTER.fullmatch(w) else lucene_porter(w) for w in words]

@@ -179,7 +179,7 @@ def _index_chunk(batch, first_doc, analyze, vocab, chunks, lengths, hasher, posi
         for t in texts:
             hasher.update(t.encode("utf-8", "surrogatepass"))
             hasher.update(b"\x00")
-        tokens = [analyze(t) for t in texts]
+        tokens = analyze.analyze_many(texts) if hasattr(analyze, "analyze_many") else list(map(analyze, texts))
         lens = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
         lengths[f].append(lens)
         ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(tokens)), dtype=np.int64, count=int(lens.sum()))
