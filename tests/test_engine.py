@@ -246,3 +246,16 @@ def test_cli_index_and_search_bad_input(tmp_path, capsys):
     assert lines[0].split()[:4] == ["q1", "Q0", "a", "1"] and len(lines) == 1
     assert main(["search", str(tmp_path / "nope"), "--queries", str(q), "--run", str(tmp_path / "r2.trec")]) == 2
     assert "no such index" in capsys.readouterr().err
+
+
+def test_index_bytes_do_not_depend_on_analysis_workers(tmp_path):
+    rng = np.random.default_rng(11)
+    n = 2 * 1000 + 317  # several chunks, the last one partial
+    docs = [Document(f"w{i}", " ".join(rng.choice(WORDS, 2)), " ".join(rng.choice(WORDS, 20)), i + 1) for i in range(n)]
+    for workers in (1, 2):
+        build_index(docs, tmp_path / f"w{workers}", positions=True, workers=workers)
+    f1, f2 = Index(tmp_path / "w1").folder, Index(tmp_path / "w2").folder
+    names = sorted(p.name for p in f1.iterdir())
+    assert names == sorted(p.name for p in f2.iterdir()) and "positions.npy" in names
+    for name in names:
+        assert (f1 / name).read_bytes() == (f2 / name).read_bytes(), name

@@ -3,17 +3,25 @@
 Fields: `flat` (title + text as one field, what Pyserini's flat indexes hold), then each named
 field (`title`, `text`). Analysis runs once per field; flat postings are the per-document sum of
 the field postings, exactly what analysing "title text" gives (tokens never span the space).
-Documents are processed in chunks; each chunk's (term, doc) pairs are counted with numpy, and the
-chunks are merged by a stable sort on term at the end, which keeps doc ids ascending per term.
+
+Data flow: the parent reads documents (ids, duplicate check, content hash) and cuts them into
+chunks; `analyze_chunk` turns a chunk into postings over the chunk's own term list, in worker
+processes when there are several cores (analysis is ~70% of indexing and pure Python); the
+parent maps each chunk's terms to global ids and keeps its postings compactly (uint32 term and
+doc, uint16 tf where it fits). At the end a counting sort by term places every chunk's postings
+straight into the final arrays: chunks arrive in document order, so documents stay ascending
+within each term, and the index bytes do not depend on the number of workers.
 """
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import time
-from collections import defaultdict
-from itertools import chain
+from collections import defaultdict, deque
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Iterable
 
@@ -31,7 +39,8 @@ from .format import (
 )
 
 FIELDS = ("title", "text")
-CHUNK_DOCS = 20_000
+ALL_FIELDS = ("flat",) + FIELDS
+CHUNK_DOCS = 1_000  # small enough to spread a small corpus over the workers
 
 
 @dataclass
@@ -53,11 +62,14 @@ def build_index(
     source: str = "",
     positions: bool = False,
     progress=None,
+    workers: int | None = None,
 ) -> BuildReport:
     """Index `docs` (objects with .id, .title, .text and optionally .line) into the folder `out`.
 
     `positions=True` also stores each occurrence's token position (for proximity scoring);
     indexes without them pay nothing for the option.
+    `workers`: analysis processes (default: the cores this process may use; 1 analyses inline).
+    The index is the same, byte for byte, whatever the number.
     The previous index at `out`, if any, stays live until the new one is complete.
     `progress`, if given, is called with the number of documents indexed so far.
     """
@@ -69,7 +81,7 @@ def build_index(
     partial = root / f"{name}.partial-{os.getpid()}"
     partial.mkdir()
     try:
-        manifest = _write(docs, partial, get_analyzer(analyzer), source, positions, progress)
+        manifest = _write(docs, partial, get_analyzer(analyzer), source, positions, progress, _n_workers(workers))
         final = root / name
         os.rename(partial, final)
         commit_generation(root, final)
@@ -81,86 +93,187 @@ def build_index(
                        manifest.empty_docs, manifest.docs_without_title)
 
 
-def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, progress) -> Manifest:
-    # term → id, assigning the next id on first sight; `vocab[t]` is a C-level call per token
+def _n_workers(workers: int | None) -> int:
+    if workers is not None:
+        return max(1, int(workers))
+    try:
+        return max(1, min(8, len(os.sched_getaffinity(0))))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, min(8, os.cpu_count() or 1))
+
+
+# -- analysis of one chunk (runs in a worker process, or inline) --------------------------------
+_WORKER_ANALYZER = None
+
+
+def _init_worker(analyzer_name: str, parent: int) -> None:
+    global _WORKER_ANALYZER
+    _die_with_parent(parent)
+    _WORKER_ANALYZER = get_analyzer(analyzer_name)
+
+
+def _die_with_parent(parent: int) -> None:
+    """A killed build must not leave its workers behind (they would wait on the task queue
+    forever): on Linux the kernel kills this process when its parent dies."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+
+def _analyze_in_worker(texts: dict[str, list[str]], positions: bool) -> dict:
+    return analyze_chunk(_WORKER_ANALYZER, texts, positions)
+
+
+def analyze_chunk(analyze, texts: dict[str, list[str]], positions: bool) -> dict:
+    """Postings of one chunk over the chunk's own terms: {"terms": [...], "lengths": {field: int64},
+    field: (term uint32, doc uint32 within the chunk, tf, positions or None), ...}, each field's
+    postings sorted by (term, doc)."""
+    local: defaultdict[str, int] = defaultdict()
+    local.default_factory = local.__len__  # term → id on first sight, one C-level call per token
+    out: dict = {"lengths": {}}
+    flat_keys, flat_tfs, flat_pos = [], [], []
+    title_lens = None
+    for f in FIELDS:
+        tokens = analyze.analyze_many(texts[f]) if hasattr(analyze, "analyze_many") else list(map(analyze, texts[f]))
+        lens = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        out["lengths"][f] = lens
+        ids = np.fromiter(map(local.__getitem__, chain.from_iterable(tokens)), dtype=np.int64, count=int(lens.sum()))
+        doc = np.repeat(np.arange(len(tokens), dtype=np.int64), lens)
+        token_keys = (ids << 32) | doc
+        if positions:
+            # position of each token within its field; the flat field continues after the title
+            pos = np.arange(len(ids), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+            order = np.argsort(token_keys, kind="stable")
+            keys, tfs = np.unique(token_keys[order], return_counts=True)
+            out[f] = _split(keys, tfs, pos[order])
+            flat_pos.append(pos if f == "title" else pos + np.repeat(title_lens, lens))
+            flat_keys.append(token_keys)
+        else:
+            keys, tfs = np.unique(token_keys, return_counts=True)
+            out[f] = _split(keys, tfs, None)
+            flat_keys.append(keys)
+            flat_tfs.append(tfs)
+        if f == "title":
+            title_lens = lens
+    keys = np.concatenate(flat_keys)  # flat = title + text, summed per (term, doc)
+    if positions:
+        order = np.argsort(keys, kind="stable")  # title occurrences first, then text: ascending positions
+        uniq, tfs = np.unique(keys[order], return_counts=True)
+        out["flat"] = _split(uniq, tfs, np.concatenate(flat_pos)[order])
+    else:
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        out["flat"] = _split(uniq, np.bincount(inverse, weights=np.concatenate(flat_tfs)).astype(np.int64), None)
+    out["terms"] = list(local)
+    return out
+
+
+def _split(keys: np.ndarray, tfs: np.ndarray, pos):
+    """(term << 32 | doc) keys → compact (term, doc, tf[, positions]) arrays."""
+    tf_dtype = np.uint16 if tfs.max(initial=0) <= np.iinfo(np.uint16).max else np.uint32
+    return ((keys >> 32).astype(np.uint32), (keys & 0xFFFFFFFF).astype(np.uint32), tfs.astype(tf_dtype),
+            None if pos is None else pos.astype(np.uint32))
+
+
+# -- the parent: read, hash, dispatch, merge ------------------------------------------------------
+def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, progress, workers: int) -> Manifest:
     vocab: defaultdict[str, int] = defaultdict()
     vocab.default_factory = vocab.__len__
     docids: list[str] = []
     first_line: dict[str, int] = {}
     hasher = hashlib.sha256(analyze.name.encode())
-    chunks: list[dict[str, tuple]] = []  # per chunk: field → (keys, tfs, positions or None)
+    chunks: list[dict] = []  # per chunk: field → (global term, global doc, tf, positions or None)
     lengths: dict[str, list[np.ndarray]] = {f: [] for f in FIELDS}
-    empty = untitled = 0
+    pool = None
+    pending: deque = deque()  # (first doc, future or result) in document order
 
-    batch: list = []
-    for n, doc in enumerate(docs, 1):
-        line = getattr(doc, "line", n) or n
-        if doc.id in first_line:
-            raise DataError(source or "corpus", line,
-                            f"duplicate document id {doc.id!r} (first on line {first_line[doc.id]})")
-        first_line[doc.id] = line
-        batch.append(doc)
-        if len(batch) == CHUNK_DOCS:
-            e, u = _index_chunk(batch, len(docids), analyze, vocab, chunks, lengths, hasher, positions)
-            empty, untitled = empty + e, untitled + u
-            docids.extend(d.id for d in batch)
-            batch = []
-            if progress:
-                progress(len(docids))
-    if batch:
-        e, u = _index_chunk(batch, len(docids), analyze, vocab, chunks, lengths, hasher, positions)
-        empty, untitled = empty + e, untitled + u
-        docids.extend(d.id for d in batch)
+    def collect(first_doc: int, result: dict) -> None:
+        gids = np.fromiter(map(vocab.__getitem__, result["terms"]), dtype=np.uint32, count=len(result["terms"]))
+        chunk = {}
+        for f in ALL_FIELDS:
+            term, doc, tf, pos = result[f]
+            chunk[f] = (gids[term], doc + np.uint32(first_doc), tf, pos)
+        chunks.append(chunk)
+        for f in FIELDS:
+            lengths[f].append(result["lengths"][f])
         if progress:
-            progress(len(docids))
+            progress(sum(len(x) for x in lengths["text"]))
+
+    def dispatch(batch: list) -> None:
+        nonlocal pool
+        texts = {f: [getattr(d, f) or "" for d in batch] for f in FIELDS}
+        for title, text, d in zip(texts["title"], texts["text"], batch):
+            hasher.update(title.encode("utf-8", "surrogatepass"))
+            hasher.update(b"\x00")
+            hasher.update(text.encode("utf-8", "surrogatepass"))
+            hasher.update(b"\x00")
+            hasher.update(d.id.encode("utf-8", "surrogatepass"))
+        first_doc = len(docids)
+        docids.extend(d.id for d in batch)
+        if workers > 1 and pool is None and len(batch) == CHUNK_DOCS:  # a full chunk: more may follow
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                       initializer=_init_worker, initargs=(analyze.name, os.getpid()))
+        if pool is None:
+            collect(first_doc, analyze_chunk(analyze, texts, positions))
+            return
+        pending.append((first_doc, pool.submit(_analyze_in_worker, texts, positions)))
+        while len(pending) > 2 * workers:  # bounded read-ahead: memory holds a few chunks
+            d0, fut = pending.popleft()
+            collect(d0, fut.result())
+
+    try:
+        batch: list = []
+        for n, doc in enumerate(docs, 1):
+            line = getattr(doc, "line", n) or n
+            if doc.id in first_line:
+                raise DataError(source or "corpus", line,
+                                f"duplicate document id {doc.id!r} (first on line {first_line[doc.id]})")
+            first_line[doc.id] = line
+            batch.append(doc)
+            if len(batch) == CHUNK_DOCS:
+                dispatch(batch)
+                batch = []
+        if batch:
+            dispatch(batch)
+        while pending:
+            d0, fut = pending.popleft()
+            collect(d0, fut.result())
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     if not docids:
         raise SoundingError(f"{source or 'corpus'}: no documents to index")
 
     # Sorted vocabulary: deterministic ids whatever the document order, and prefix/typo lookups.
     terms = sorted(vocab)
-    remap = np.empty(len(vocab), dtype=np.int64)
+    remap = np.empty(len(vocab), dtype=np.uint32)
     remap[np.fromiter((vocab[t] for t in terms), dtype=np.int64, count=len(terms))] = np.arange(len(terms))
+    del vocab
 
-    all_fields = ("flat",) + FIELDS
     n_docs, n_terms = len(docids), len(terms)
-    offsets = np.zeros((len(all_fields), n_terms + 1), dtype=np.int64)
-    doc_parts, tf_parts, pos_parts, stats = [], [], [], {}
-    base = 0
     field_lengths = {f: np.concatenate(lengths[f]) for f in FIELDS}
     field_lengths["flat"] = field_lengths["title"] + field_lengths["text"]
-    for i, f in enumerate(all_fields):
-        keys = np.concatenate([c[f][0] for c in chunks])
-        tfs = np.concatenate([c[f][1] for c in chunks])
-        term = remap[keys >> 32]
-        order = np.argsort(term, kind="stable")  # chunks are in doc order: stable keeps docs ascending
-        if positions:
-            pos_parts.append(_reorder_segments(np.concatenate([c[f][2] for c in chunks]), tfs, order))
-        term, doc, tf = term[order], (keys[order] & 0xFFFFFFFF).astype(np.uint32), tfs[order]
-        offsets[i, 1:] = np.cumsum(np.bincount(term, minlength=n_terms)) + base
-        offsets[i, 0] = base
-        base += len(doc)
-        doc_parts.append(doc)
-        tf_parts.append(tf)
+    empty = int((field_lengths["flat"] == 0).sum())
+    untitled = int((field_lengths["title"] == 0).sum())
+    arrays = _merge_postings(chunks, remap, n_terms, positions)
+    stats = {}
+    for i, f in enumerate(ALL_FIELDS):
         lens = field_lengths[f]
-        stats[f] = FieldStats(doc_count=int((lens > 0).sum()), sum_length=int(lens.sum()), postings=len(doc))
-    tfs_all = np.concatenate(tf_parts)
-    tf_dtype = np.uint16 if tfs_all.max(initial=0) <= np.iinfo(np.uint16).max else np.uint32
-    arrays = {
-        "offsets": offsets,
-        "docs": np.concatenate(doc_parts).astype(np.uint32),
-        "tfs": tfs_all.astype(tf_dtype),
-        "lengths": np.stack([field_lengths[f] for f in all_fields]).astype(np.uint32),
-        "docid_rank": _byte_order_rank(docids),
-    }
-    if positions:  # occurrence positions of posting i: positions[pos_offsets[i]:pos_offsets[i + 1]]
-        arrays["pos_offsets"] = np.concatenate([[0], np.cumsum(tfs_all, dtype=np.int64)])
-        arrays["positions"] = np.concatenate(pos_parts).astype(np.uint32)
+        stats[f] = FieldStats(doc_count=int((lens > 0).sum()), sum_length=int(lens.sum()),
+                              postings=int(arrays["offsets"][i, -1] - arrays["offsets"][i, 0]))
+    arrays["lengths"] = np.stack([field_lengths[f] for f in ALL_FIELDS]).astype(np.uint32)
+    arrays["docid_rank"] = _byte_order_rank(docids)
     for key, arr in arrays.items():
         np.save(folder / f"{key}.npy", arr)
     (folder / "terms.txt").write_text("\n".join(terms), encoding="utf-8")
     (folder / "docids.txt").write_text("\n".join(docids), encoding="utf-8")
     manifest = Manifest(
-        analyzer=analyze.name, n_docs=n_docs, n_terms=n_terms, fields=list(all_fields), field_stats=stats,
+        analyzer=analyze.name, n_docs=n_docs, n_terms=n_terms, fields=list(ALL_FIELDS), field_stats=stats,
         empty_docs=empty, docs_without_title=untitled, source=str(source), content_hash=hasher.hexdigest(),
         positions=positions,
     )
@@ -169,51 +282,57 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
     return manifest
 
 
-def _index_chunk(batch, first_doc, analyze, vocab, chunks, lengths, hasher, positions) -> tuple[int, int]:
-    """Analyse one chunk of documents and append its per-field (term<<32 | doc, tf[, positions]) counts."""
-    per_field = {}
-    flat_keys, flat_tfs, flat_pos = [], [], []
-    title_lens = None
-    for f in FIELDS:
-        texts = [getattr(d, f) or "" for d in batch]
-        for t in texts:
-            hasher.update(t.encode("utf-8", "surrogatepass"))
-            hasher.update(b"\x00")
-        tokens = analyze.analyze_many(texts) if hasattr(analyze, "analyze_many") else list(map(analyze, texts))
-        lens = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
-        lengths[f].append(lens)
-        ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(tokens)), dtype=np.int64, count=int(lens.sum()))
-        doc = np.repeat(np.arange(first_doc, first_doc + len(batch), dtype=np.int64), lens)
-        token_keys = (ids << 32) | doc
-        if positions:
-            # position of each token within its field; the flat field continues after the title
-            pos = np.arange(len(ids), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
-            order = np.argsort(token_keys, kind="stable")
-            keys, tfs = np.unique(token_keys[order], return_counts=True)
-            per_field[f] = (keys, tfs, pos[order])
-            flat_pos.append(pos if f == "title" else pos + np.repeat(title_lens, lens))
-            flat_keys.append(token_keys)
-        else:
-            keys, tfs = np.unique(token_keys, return_counts=True)
-            per_field[f] = (keys, tfs, None)
-            flat_keys.append(keys)
-            flat_tfs.append(tfs)
-        if f == "title":
-            title_lens = lens
-    # flat = title + text, summed per (term, doc)
-    keys = np.concatenate(flat_keys)
-    if positions:
-        order = np.argsort(keys, kind="stable")  # title occurrences first, then text: ascending positions
-        uniq, tfs = np.unique(keys[order], return_counts=True)
-        per_field["flat"] = (uniq, tfs, np.concatenate(flat_pos)[order])
-    else:
-        uniq, inverse = np.unique(keys, return_inverse=True)
-        per_field["flat"] = (uniq, np.bincount(inverse, weights=np.concatenate(flat_tfs)).astype(np.int64), None)
-    for d in batch:
-        hasher.update(d.id.encode("utf-8", "surrogatepass"))
-    empty = int(((lengths["title"][-1] + lengths["text"][-1]) == 0).sum())
-    chunks.append(per_field)
-    return empty, int((title_lens == 0).sum())
+def _merge_postings(chunks: list[dict], remap: np.ndarray, n_terms: int, positions: bool) -> dict:
+    """All chunks' postings into the final arrays, field after field, by a counting sort on the
+    sorted term id (no sort of the whole collection, no copy of it beside the output)."""
+    n_fields = len(ALL_FIELDS)
+    offsets = np.zeros((n_fields, n_terms + 1), dtype=np.int64)
+    total = 0
+    for i, f in enumerate(ALL_FIELDS):  # per-field term counts → offsets
+        counts = np.zeros(n_terms, dtype=np.int64)
+        for c in chunks:
+            t, n = np.unique(remap[c[f][0]], return_counts=True)
+            counts[t] += n
+        offsets[i, 0] = total
+        offsets[i, 1:] = total + np.cumsum(counts)
+        total = int(offsets[i, -1])
+    wide = any(c[f][2].dtype == np.uint32 for c in chunks for f in ALL_FIELDS)
+    docs = np.empty(total, dtype=np.uint32)
+    tfs = np.empty(total, dtype=np.uint32 if wide else np.uint16)
+    dests = []
+    for i, f in enumerate(ALL_FIELDS):
+        cursor = offsets[i, :-1].copy()
+        for c in chunks:
+            term, doc, tf, _ = c[f]
+            t = remap[term]
+            order = np.argsort(t, kind="stable")  # docs stay ascending within a term
+            t = t[order]
+            first = np.flatnonzero(np.r_[True, t[1:] != t[:-1]]) if len(t) else np.zeros(0, np.int64)
+            sizes = np.diff(np.r_[first, len(t)])
+            dest = cursor[t] + (np.arange(len(t)) - np.repeat(first, sizes))
+            cursor[t[first]] += sizes
+            docs[dest] = doc[order]
+            tfs[dest] = tf[order]
+            if positions:
+                dests.append((dest, order))
+            else:
+                c[f] = None  # this chunk's field is in the output now: free it
+    out = {"offsets": offsets, "docs": docs, "tfs": tfs}
+    if positions:  # occurrence positions of posting i: positions[pos_offsets[i]:pos_offsets[i + 1]]
+        pos_offsets = np.concatenate([[0], np.cumsum(tfs, dtype=np.int64)])
+        out_pos = np.empty(int(pos_offsets[-1]), dtype=np.uint32)
+        k = 0
+        for f in ALL_FIELDS:
+            for c in chunks:
+                dest, order = dests[k]
+                k += 1
+                _, _, tf, pos = c[f]
+                seg = _reorder_segments(pos, tf.astype(np.int64), order)
+                lens = tf[order].astype(np.int64)
+                starts = pos_offsets[dest]
+                out_pos[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))] = seg
+        out["pos_offsets"], out["positions"] = pos_offsets, out_pos
+    return out
 
 
 def _reorder_segments(values: np.ndarray, seg_lengths: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -113,8 +113,11 @@ class ShardReport:
 
 
 def build_shard(corpus, out: str | Path, shard: int, n_shards: int, *, analyzer: str = DEFAULT_ANALYZER,
-                source: str = "", progress=None) -> ShardReport:
+                source: str = "", progress=None, workers: int = 1) -> ShardReport:
     """Build shard `shard` of `n_shards` into `out/shard-NNN` (atomic, as any index build).
+
+    One process per shard by default (`workers=1`): shards are the unit of parallelism, and the
+    report's CPU time and peak memory then describe the whole build of the shard.
 
     `corpus`: the shard's own documents (a list), or a zero-argument callable streaming the whole
     corpus, from which this shard's documents are picked by id.
@@ -128,7 +131,8 @@ def build_shard(corpus, out: str | Path, shard: int, n_shards: int, *, analyzer:
         docs = corpus
     cpu = time.process_time()
     try:
-        report = build_index(docs, root / shard_name(shard), analyzer=analyzer, source=source, progress=progress)
+        report = build_index(docs, root / shard_name(shard), analyzer=analyzer, source=source, progress=progress,
+                             workers=workers)
     except SoundingError as e:
         if "no documents to index" in str(e):
             raise SoundingError(f"{root / shard_name(shard)}: shard {shard} of {n_shards} got no documents; "
