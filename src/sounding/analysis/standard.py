@@ -67,7 +67,20 @@ def standard_tokenize(text: str) -> list[str]:
 
 
 def _ascii_tokens(text: str, start: int, end: int) -> list[str]:
-    tokens = _ASCII.findall(text, start, end)
+    # Tokens never contain a character outside [A-Za-z0-9_] and the joiners :.',; so those become
+    # spaces and str.split() cuts the text into chunks (C speed). A joiner at either end of a chunk
+    # joins nothing; only a chunk with one inside, or with "_", needs the rules (the regex). Same
+    # tokens as the regex over the whole text, ~2× faster.
+    tokens: list[str] = []
+    for chunk in text[start:end].translate(_NOT_IN_TOKENS).split():
+        if chunk.isalnum():
+            tokens.append(chunk)
+        else:
+            chunk = chunk.strip(":.',;")
+            if chunk.isalnum():
+                tokens.append(chunk)
+            elif chunk:
+                tokens += _ASCII.findall(chunk)
     if not tokens:
         return tokens
     if max(map(len, tokens)) > MAX_TOKEN_LENGTH:  # rare: let the scanner cut at its buffer
@@ -75,6 +88,9 @@ def _ascii_tokens(text: str, start: int, end: int) -> list[str]:
     if text.find("_", start, end) >= 0:
         tokens = [t for t in tokens if t.strip("_")]
     return tokens
+
+
+_NOT_IN_TOKENS = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) in "_:.',;")}
 
 
 def _scan(s: str) -> list[str]:
