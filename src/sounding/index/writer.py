@@ -40,7 +40,7 @@ from .format import (
 
 FIELDS = ("title", "text")
 ALL_FIELDS = ("flat",) + FIELDS
-CHUNK_DOCS = 1_000  # small enough to spread a small corpus over the workers
+CHUNK_DOCS = 500  # small enough to spread a small corpus over the workers
 
 
 @dataclass
