@@ -81,7 +81,7 @@ def worker_single_index(corpus: str, out: str) -> dict:
     parse = time.perf_counter() - t
     before = vmhwm_kb()
     t, cpu = time.perf_counter(), time.process_time()
-    r = build_index(iter_corpus(corpus), out)
+    r = build_index(iter_corpus(corpus), out, workers=1)  # one process: the analysis stays in it
     return {"docs": r.n_docs, "terms": r.n_terms, "bytes": r.bytes, "seconds": time.perf_counter() - t,
             "cpu_seconds": time.process_time() - cpu, "parse_seconds": parse, "parse_docs": n,
             "vmhwm_kb": vmhwm_kb(), "vmhwm_before_build_kb": before}

@@ -21,6 +21,7 @@ def index_cmd(
     positions: bool = typer.Option(False, "--positions", help="store token positions (for --proximity)"),
     shards: int = typer.Option(None, "--shards", min=1, help="build N shards with merged statistics (see shard-index)"),
     ray: str = typer.Option(None, "--ray", help="with --shards: build the shards as Ray tasks (local, auto or an address)"),
+    workers: int = typer.Option(None, "--workers", min=1, help="analysis processes (default: all cores; the index is the same)"),
 ) -> None:
     """Build a BM25 index (title, text and flat fields) from a corpus."""
     from ..pipeline import index_dataset
@@ -38,7 +39,7 @@ def index_cmd(
 
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("indexing", total=None)
-        report = index_dataset(dataset, out, analyzer=analyzer, data_dir=data_dir, positions=positions,
+        report = index_dataset(dataset, out, analyzer=analyzer, data_dir=data_dir, positions=positions, workers=workers,
                                progress=lambda n: bar.update(task, completed=n, description=f"indexed {n:,} docs"))
     console.print(
         f"indexed {report.n_docs:,} documents, {report.n_terms:,} terms in {report.seconds:.1f} s "
