@@ -38,7 +38,15 @@ class Results:
 
     def to_run(self, *, remove_self_hits: bool = False) -> dict[str, dict[str, float]]:
         """qid → {docid: score} (the Run type of sounding.eval); own hits dropped if asked."""
-        return {q: dict(self.hits(i, remove_self_hits=remove_self_hits)) for i, q in enumerate(self.qids)}
+        get_id = self.docids.__getitem__
+        docs, scores, counts = self.docs.tolist(), self.scores.tolist(), self.counts.tolist()  # one C call each
+        run = {}
+        for q, d, s, n in zip(self.qids, docs, scores, counts):
+            hits = dict(zip(map(get_id, d[:n]), s[:n]))
+            if remove_self_hits:
+                hits.pop(q, None)
+            run[q] = hits
+        return run
 
     @property
     def queries_per_second(self) -> float:
