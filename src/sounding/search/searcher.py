@@ -132,8 +132,7 @@ class Searcher:
             run(0, n_q)
         else:  # contiguous blocks of queries, one per thread; each query is computed by one thread
             bounds = np.linspace(0, n_q, n_blocks + 1).astype(int)
-            with ThreadPoolExecutor(n_blocks) as pool:
-                list(pool.map(run, bounds[:-1], bounds[1:]))
+            list(self._thread_pool(n_blocks).map(run, bounds[:-1], bounds[1:]))
         if proximity:
             self._add_proximity(matches, out_docs, out_scores, out_n, proximity, window)
         if anserini_ties:
@@ -145,6 +144,17 @@ class Searcher:
         return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings)
 
     # -- internals ----------------------------------------------------------------------------
+    def _thread_pool(self, threads: int) -> ThreadPoolExecutor:
+        """Search threads kept between calls, so their scratch buffers (thread-local, the size of
+        the collection) are made once, not per search."""
+        pool, size = getattr(self, "_pool", (None, 0))
+        if size < threads:
+            if pool is not None:
+                pool.shutdown(wait=False)
+            pool = ThreadPoolExecutor(threads, thread_name_prefix="sounding-search")
+            self._pool = (pool, threads)
+        return pool
+
     def _compile(self, lay: Layout, k1, lucene, setting, k) -> None:
         """Compile (or load from numba's cache) the kernel with an empty batch, outside any timing,
         once per kernel: a query-at-a-time caller pays no extra call."""
