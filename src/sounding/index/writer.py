@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import threading
 import time
 from collections import defaultdict, deque
 from concurrent.futures import ProcessPoolExecutor
@@ -100,6 +101,16 @@ def _n_workers(workers: int | None) -> int:
         return max(1, min(8, len(os.sched_getaffinity(0))))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, min(8, os.cpu_count() or 1))
+
+
+def _can_fork() -> bool:
+    """Workers are forked (they start in milliseconds with the analyzer already loaded). Forking a
+    process that runs other Python threads (a Ray driver, a server) can copy a held lock, so
+    there the analysis stays in this process: slower, the same index. (Sounding's own idle
+    search threads wait on a queue, holding nothing.)"""
+    others = [t for t in threading.enumerate()
+              if t is not threading.main_thread() and not t.name.startswith("sounding-search")]
+    return "fork" in multiprocessing.get_all_start_methods() and not others
 
 
 # -- analysis of one chunk (runs in a worker process, or inline) --------------------------------
@@ -215,7 +226,7 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
             hasher.update(d.id.encode("utf-8", "surrogatepass"))
         first_doc = len(docids)
         docids.extend(d.id for d in batch)
-        if workers > 1 and pool is None and len(batch) == CHUNK_DOCS:  # a full chunk: more may follow
+        if workers > 1 and pool is None and len(batch) == CHUNK_DOCS and _can_fork():  # more may follow
             pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                        initializer=_init_worker, initargs=(analyze.name, os.getpid()))
         if pool is None:
