@@ -250,7 +250,10 @@ def test_cli_index_and_search_bad_input(tmp_path, capsys):
 
 def test_index_bytes_do_not_depend_on_analysis_workers(tmp_path):
     rng = np.random.default_rng(11)
-    n = 2 * 1000 + 317  # several chunks, the last one partial
+    from sounding.index import writer
+
+    assert writer._can_fork()  # else both builds would run inline and prove nothing
+    n = 4 * writer.CHUNK_DOCS + 317  # several chunks, the last one partial
     docs = [Document(f"w{i}", " ".join(rng.choice(WORDS, 2)), " ".join(rng.choice(WORDS, 20)), i + 1) for i in range(n)]
     for workers in (1, 2):
         build_index(docs, tmp_path / f"w{workers}", positions=True, workers=workers)
