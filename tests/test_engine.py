@@ -249,14 +249,22 @@ def test_cli_index_and_search_bad_input(tmp_path, capsys):
 
 
 def test_index_bytes_do_not_depend_on_analysis_workers(tmp_path):
-    rng = np.random.default_rng(11)
-    from sounding.index import writer
-
-    assert writer._can_fork()  # else both builds would run inline and prove nothing
-    n = 4 * writer.CHUNK_DOCS + 317  # several chunks, the last one partial
-    docs = [Document(f"w{i}", " ".join(rng.choice(WORDS, 2)), " ".join(rng.choice(WORDS, 20)), i + 1) for i in range(n)]
-    for workers in (1, 2):
-        build_index(docs, tmp_path / f"w{workers}", positions=True, workers=workers)
+    # in a fresh process: this one may run other tests' threads, which keep the writer from forking
+    script = textwrap.dedent(f"""
+        import numpy as np
+        from sounding.datasets import Document
+        from sounding.index import build_index, writer
+        assert writer._can_fork()
+        rng = np.random.default_rng(11)
+        words = {WORDS!r}
+        n = 4 * writer.CHUNK_DOCS + 317  # several chunks, the last one partial
+        docs = [Document(f"w{{i}}", " ".join(rng.choice(words, 2)), " ".join(rng.choice(words, 20)), i + 1)
+                for i in range(n)]
+        for workers in (1, 2):
+            build_index(docs, {str(tmp_path)!r} + f"/w{{workers}}", positions=True, workers=workers)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
     f1, f2 = Index(tmp_path / "w1").folder, Index(tmp_path / "w2").folder
     names = sorted(p.name for p in f1.iterdir())
     assert names == sorted(p.name for p in f2.iterdir()) and "positions.npy" in names
