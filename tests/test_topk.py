@@ -54,3 +54,37 @@ def test_negative_field_weight_is_refused(tmp_path):
 
     with pytest.raises(SoundingError, match="weights"):
         Searcher(tmp_path / "ix").search({"q": "x"}, layout="multifield", title_weight=-1.0)
+
+
+def test_sparse_and_dense_queries_match_a_numpy_reference(tmp_path):
+    """Queries touching few documents (the kernel's branchy first-touch path and two-stage ranking)
+    and many (branch-free path, one-stage ranking): exact scores and order against numpy."""
+    rng = np.random.default_rng(5)
+    vocab = [f"w{i}x" for i in range(400)]
+    p = 1.0 / np.arange(1, 401)
+    p /= p.sum()
+    docs = [Document(f"d{i:05d}", "", " ".join(rng.choice(vocab, 12, p=p)), i + 1) for i in range(4000)]
+    build_index(docs, tmp_path / "ix", workers=1)
+    s = Searcher(tmp_path / "ix")
+    queries = [(f"r{i}", " ".join(rng.choice(vocab[300:], 2))) for i in range(10)]  # rare terms: sparse
+    queries += [(f"c{i}", " ".join(rng.choice(vocab[:5], 3))) for i in range(10)]  # common terms: dense
+    from sounding.search.layouts import Layout
+
+    lay = Layout.named("flat")
+    setting = s._setting(lay, 0.9, 0.4, False)
+    for k in (10, 1000):
+        res = s.search(queries, k=k)
+        clauses = s._clauses([s._matches(t, False, 0.5) for _, t in queries], lay, 0.9, 0.4, False)
+        ptr, c_field, c_term, c_weight = clauses[:4]
+        for i in range(len(queries)):
+            acc = np.zeros(s.index.n_docs)
+            for c in range(ptr[i], ptr[i + 1]):
+                lo, hi = s._offsets[c_field[c], c_term[c]], s._offsets[c_field[c], c_term[c] + 1]
+                acc[s._docs[lo:hi]] += c_weight[c] * setting["impacts"][lo - setting["impact_base"]:hi - setting["impact_base"]]
+            hit = np.flatnonzero(acc)
+            scores = acc[hit].astype(np.float32)
+            order = np.lexsort((-s._rank[hit].astype(np.int64), -scores))[:k]
+            n = int(res.counts[i])
+            assert n == len(order)
+            assert np.array_equal(res.docs[i, :n], hit[order])
+            assert np.array_equal(res.scores[i, :n], scores[order])

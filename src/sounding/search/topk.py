@@ -182,14 +182,50 @@ def _f32_bits(x, cell, cell_bits):
 @nb.njit(nogil=True, cache=True)
 def _rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, tmp, hist, out_docs, out_bits, cell, cell_bits):
     """Top k of the touched documents by (float32(acc), rank); clears acc[touched]; returns the
-    count. `keys` may share `touched`'s memory (key i is written after touched[i] is read)."""
+    count. `keys` may share `touched`'s memory (key i is written after touched[i] is read).
+
+    A first pass keys each document by its score bits alone and counts their top digit; only the
+    documents at or above the digit where the top k ends go on to read their rank (a random
+    access into a collection-sized array: most of the cost on a large collection)."""
+    m = min(k, n)
+    if m == 0:
+        return 0
     rb = np.uint64(rank_bits)
+    if n <= 4 * k:  # most documents are in the top k anyway: key them all at once
+        for i in range(n):
+            d = touched[i]
+            bits = _f32_bits(acc[d], cell, cell_bits)
+            acc[d] = 0.0
+            keys[i] = (bits << rb) | np.uint64(rank[d])
+        return _emit(keys, n, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs, out_bits)
+    hist[:] = 0
     for i in range(n):
         d = touched[i]
         bits = _f32_bits(acc[d], cell, cell_bits)
         acc[d] = 0.0
-        keys[i] = (bits << rb) | np.uint64(rank[d])
+        keys[i] = (bits << np.uint64(32)) | np.uint64(d)
+        hist[bits >> np.uint64(31 - DIGIT_BITS)] += 1
+    above = 0
+    cut = N_BUCKETS - 1
+    while above + hist[cut] < m:
+        above += hist[cut]
+        cut -= 1
+    cut_digit = np.uint64(cut)
+    n_cand = 0
+    for i in range(n):  # candidates to the front, keyed (score bits, rank)
+        key = keys[i]
+        bits = key >> np.uint64(32)
+        if bits >> np.uint64(31 - DIGIT_BITS) >= cut_digit:
+            keys[n_cand] = (bits << rb) | np.uint64(rank[np.int64(key & np.uint64(0xFFFFFFFF))])
+            n_cand += 1
+    return _emit(keys, n_cand, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs, out_bits)
+
+
+@nb.njit(nogil=True, cache=True)
+def _emit(keys, n, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs, out_bits):
+    """Select the top k of `keys[:n]` ((score bits << rank_bits) | rank) and write them out."""
     m = _select_top(keys, n, k, 31 + rank_bits, sel, tmp, hist)
+    rb = np.uint64(rank_bits)
     rmask = (np.uint64(1) << rb) - np.uint64(1)
     for j in range(m):
         key = sel[j]
@@ -208,8 +244,16 @@ def search_sum1(q_ptr, c_field, c_term, c_weight, offsets, docs, tfs, norms, imp
     `touched` holds n_docs + 1 entries (a store lands one past the last document)."""
     cell_bits = cell.view(np.uint32)
     keys = touched.view(np.uint64)
+    n_docs = acc.shape[0]
     for q in range(q_ptr.shape[0] - 1):
         n = 0
+        postings = 0
+        for c in range(q_ptr[q], q_ptr[q + 1]):
+            postings += offsets[c_field[c], c_term[c] + 1] - offsets[c_field[c], c_term[c]]
+        # Few postings for the collection: nearly every posting is a first touch, a predictable
+        # branch. Many: first touches are a coin toss, and a store plus a counter advanced by the
+        # comparison wins (its dependency on the load only costs when the load misses the cache).
+        sparse = 4 * postings < n_docs
         for c in range(q_ptr[q], q_ptr[q + 1]):
             f = c_field[c]
             t = c_term[c]
@@ -220,15 +264,25 @@ def search_sum1(q_ptr, c_field, c_term, c_weight, offsets, docs, tfs, norms, imp
                     d = np.int64(docs[p])
                     s = w32 - w32 / (_F32_ONE + np.float32(tfs[p]) * norms[f, d])
                     a = acc[d]
-                    touched[n] = d
-                    n += a == 0.0  # scores are > 0: zero marks a first touch
+                    if sparse:
+                        if a == 0.0:  # scores are > 0: zero marks a first touch
+                            touched[n] = d
+                            n += 1
+                    else:
+                        touched[n] = d
+                        n += a == 0.0
                     acc[d] = a + np.float64(s)
             else:
                 for p in range(offsets[f, t], offsets[f, t + 1]):
                     d = np.int64(docs[p])
                     a = acc[d]
-                    touched[n] = d
-                    n += a == 0.0
+                    if sparse:
+                        if a == 0.0:
+                            touched[n] = d
+                            n += 1
+                    else:
+                        touched[n] = d
+                        n += a == 0.0
                     acc[d] = a + w * impacts[p - imp_base]
         out_n[q] = _rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, tmp, hist,
                                  out_docs[q], out_bits[q], cell, cell_bits)
