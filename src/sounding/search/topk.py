@@ -91,6 +91,17 @@ def _heap_push_topk(touched, n_touched, final, rank, k, out_docs, out_scores):
     return n
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def _cut_bucket(hist, need):
+    """The bucket where, counting down from the top bucket, `need` keys are reached."""
+    above = 0
+    cut = N_BUCKETS - 1
+    while above + hist[cut] < need:
+        above += hist[cut]
+        cut -= 1
+    return cut
+
+
 @nb.njit(nogil=True, cache=True)
 def _select_top(keys, n, k, nbits, out, tmp, hist):
     """The largest min(k, n) of the distinct keys `keys[:n]` (each < 2**nbits) into `out`, largest
@@ -112,13 +123,7 @@ def _select_top(keys, n, k, nbits, out, tmp, hist):
             hist[:] = 0
             for i in range(n_cand):
                 hist[(keys[i] >> sh) & mask] += 1
-            need = m - taken
-            above = 0
-            cut = N_BUCKETS - 1
-            while above + hist[cut] < need:
-                above += hist[cut]
-                cut -= 1
-            cut_digit = np.uint64(cut)
+            cut_digit = np.uint64(_cut_bucket(hist, m - taken))
             j = 0
             for i in range(n_cand):  # branch-free partition: write, advance by the comparison
                 key = keys[i]
@@ -205,12 +210,7 @@ def _rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, t
         acc[d] = 0.0
         keys[i] = (bits << np.uint64(32)) | np.uint64(d)
         hist[bits >> np.uint64(31 - DIGIT_BITS)] += 1
-    above = 0
-    cut = N_BUCKETS - 1
-    while above + hist[cut] < m:
-        above += hist[cut]
-        cut -= 1
-    cut_digit = np.uint64(cut)
+    cut_digit = np.uint64(_cut_bucket(hist, m))
     n_cand = 0
     for i in range(n):  # candidates to the front, keyed (score bits, rank)
         key = keys[i]
