@@ -8,12 +8,15 @@ from __future__ import annotations
 import json
 import random
 import sys
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sounding.cli import main
 from sounding.datasets import Document
+from sounding.dense.encoders import Encoder
 from sounding.errors import SoundingError
 from sounding.eval import write_run
 from sounding.harness import run_experiment
@@ -66,6 +69,42 @@ def run_files(out: Path, rows: list[dict]) -> dict[str, bytes]:
     return {r["setting"]: (out / r["run_file"]).read_bytes() for r in rows}
 
 
+def trigrams(texts: list[str], dim: int = 32) -> np.ndarray:
+    out = np.zeros((len(texts), dim), np.float32)
+    for i, t in enumerate(texts):
+        t = f"  {t.lower()} "
+        for j in range(len(t) - 2):
+            out[i, zlib.crc32(t[j:j + 3].encode()) % dim] += 1.0
+    return out
+
+
+class TrigramEncoder(Encoder):
+    """A deterministic stand-in for a dense model (hashed character trigrams, 32 dimensions)."""
+
+    backend, name, dim, batch_size = "fake", "fake-trigram", 32, 16
+
+    def _encode_batch(self, texts, kind):
+        return trigrams(texts, self.dim)
+
+
+class TrigramSparse:
+    """A stand-in for SparseModel: the trigram counts as term weights (vocabulary of 32)."""
+
+    name, slug, model_id, model_key = "fake-sparse", "fake-sparse", "fake-sparse/1", "s" * 64
+    vocab_size, provenance, load_args = 32, "", None
+
+    def __init__(self, name: str = "", **kwargs):
+        pass
+
+    def encode(self, texts, kind="passage", batch_size=None, progress=False):
+        import scipy.sparse as sp
+
+        from sounding.sparse import SparseVectors
+
+        m = sp.csr_matrix(trigrams(list(texts)))
+        return SparseVectors(m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data.astype(np.float32))
+
+
 # -- without Ray -----------------------------------------------------------------------------------
 def test_sharded_search_does_anserini_ties_exactly(tmp_path):
     """The harness's --lucene-norms settings use Anserini's tie handling; on shards it runs after the merge."""
@@ -112,6 +151,9 @@ def test_what_ray_cannot_run_exactly_is_refused(beir, tmp_path, kwargs, message)
 def ray_local():
     """One local Ray (2 CPUs) for the module; `run_experiment(ray="local")` joins it instead of starting one."""
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[scale]')")
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the fake encoder goes to Ray workers by value
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield ray
@@ -145,3 +187,42 @@ def test_run_on_ray_writes_the_same_run_files(ray_local, beir, tmp_path_factory,
         logs.clear()
         again = run_experiment([str(beir)], ray_out, ray="local", shards=3, log=logs.append, **GRID)
         assert again.rows == on_ray.rows and not [m for m in logs if m.startswith(("indexing", "tiny:"))]
+
+
+def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path, monkeypatch):
+    """--ray: the dense arm's vectors and the sparse arm's chunks come from Ray Data jobs (after the
+    BM25 setting's shard actors, which hold both CPUs, are stopped); the vector store's files and the
+    BM25, dense, hybrid and sparse run files are the one-process run's, byte for byte; a run without
+    Ray then finds those vectors."""
+    pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
+    import sounding.sparse
+    from sounding.harness import arms
+
+    monkeypatch.setattr(arms, "_encoder", lambda model, ctx: TrigramEncoder())
+    monkeypatch.setattr(sounding.sparse, "SparseModel", TrigramSparse)
+    grid = {"arms": ["bm25", "dense", "hybrid", "sparse"], "models": ["fake-trigram", "fake-sparse"],
+            "layouts": ["flat"], "params": ["anserini"], "hits": 100}
+    logs: list[str] = []
+    local = run_experiment([str(beir)], tmp_path / "local", log=lambda m: None, **grid)
+    on_ray = run_experiment([str(beir)], tmp_path / "ray", ray="local", shards=2, log=logs.append, **grid)
+
+    names = [r["setting"] for r in local.rows]
+    assert names == [r["setting"] for r in on_ray.rows] and len(names) == 6  # bm25, dense, 3 fusions, sparse
+    assert run_files(tmp_path / "ray", on_ray.rows) == run_files(tmp_path / "local", local.rows)
+    dense_local, dense_ray = local.rows[1], on_ray.rows[1]
+    assert dense_ray["encoded_now"] == dense_local["encoded_now"] == 600 and dense_ray["metrics"] == dense_local["metrics"]
+    assert dense_ray["encode_ray"] == {"actors": 1, "gpus_per_actor": 0, "chunks": 1} and "encode_ray" not in dense_local
+    assert any("on Ray" in m and "encoding 600 documents" in m for m in logs)
+    assert any("on Ray" in m and ".chunks" in m for m in logs)  # the sparse arm's chunks
+    assert on_ray.rows[5]["metrics"] == local.rows[5]["metrics"] and on_ray.rows[5]["index_bytes_sparse"] > 0
+    (store_local,) = (tmp_path / "local" / "vectors").glob("*/*")
+    (store_ray,) = (tmp_path / "ray" / "vectors").glob("*/*")
+    assert store_ray.relative_to(tmp_path / "ray") == store_local.relative_to(tmp_path / "local")
+    files = {p.name: p.read_bytes() for p in store_ray.iterdir() if p.name != "manifest.json"}
+    assert files == {p.name: p.read_bytes() for p in store_local.iterdir() if p.name != "manifest.json"}
+    assert set(files) == {"docids.txt", "chunk-000000.npy"}
+    # a run without Ray into the Ray run's folder: other rows (its own index), the same vectors, nothing encoded
+    arms._DENSE_MEMO.clear()
+    again = run_experiment([str(beir)], tmp_path / "ray", log=lambda m: None, **{**grid, "arms": ["dense"]})
+    assert again.rows[0]["encoded_now"] == 0
+    assert (tmp_path / "ray" / again.rows[0]["run_file"]).read_bytes() == run_files(tmp_path / "local", local.rows)[names[1]]

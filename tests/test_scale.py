@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from sounding.datasets import Document
+from sounding.dense.encoders import Encoder
 from sounding.errors import SoundingError
 from sounding.eval import write_run
 from sounding.index import Index, build_index
@@ -183,20 +184,6 @@ def test_cli_shard_index_and_search(corpus, single, tmp_path):
                  str(tmp_path / "c.run")]) == 2
 
 
-def test_encode_corpus_local_roundtrip(corpus, tmp_path):
-    from sounding.scale.ray_backend import doc_text, encode_corpus, read_vectors
-
-    docs = corpus[:300]
-    manifest = encode_corpus(docs, tmp_path / "dense", hashing_encoder, batch_size=64)
-    ids, vecs = read_vectors(tmp_path / "dense")
-    assert manifest["n_vectors"] == 300 and len(manifest["parts"]) == 5 and ids == [d.id for d in docs]
-    assert np.array_equal(vecs, _hash_encode([doc_text(d) for d in docs]))
-    manifest = encode_corpus(docs, tmp_path / "sparse", sparse_encoder, batch_size=64)
-    ids, mat = read_vectors(tmp_path / "sparse")
-    assert manifest["kind"] == "sparse" and ids == [d.id for d in docs]
-    assert np.array_equal(mat.toarray(), _hash_encode([doc_text(d) for d in docs]))
-
-
 def _write_corpus(docs, path: Path) -> Path:
     with open(path, "w", encoding="utf-8") as f:
         for d in docs:
@@ -212,16 +199,49 @@ def _hash_encode(texts):
     return out
 
 
-def hashing_encoder():
-    """A stand-in for a dense model: bag of hashed words, 16 dimensions."""
-    return _hash_encode
+class HashEncoder(Encoder):
+    """A stand-in for a dense model: bag of hashed words, 16 dimensions, deterministic. With `marker`,
+    it raises once (across processes: an O_EXCL marker file) on the batch that holds `fail_on`."""
+
+    backend, name, dim, batch_size = "fake", "fake-hash", 16, 8
+
+    def __init__(self, marker: str | None = None, fail_on: str | None = None):
+        self.marker, self.fail_on = marker, fail_on
+
+    def _encode_batch(self, texts, kind):
+        if self.marker and self.fail_on in texts:
+            try:
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                pass
+            else:
+                raise RuntimeError("simulated encoder crash")
+        return _hash_encode(texts)
 
 
-def sparse_encoder():
-    """A stand-in for a learned sparse model: the same vectors as a scipy CSR matrix."""
-    import scipy.sparse as sp
+class HashSparse:
+    """A stand-in for SparseModel: the same hashed words as term weights over a 16-term vocabulary."""
 
-    return lambda texts: sp.csr_matrix(_hash_encode(texts))
+    name, slug, model_id, model_key = "fake-hash-sparse", "fake-hash-sparse", "fake-hash-sparse/1", "e" * 64
+    vocab_size, provenance, load_args = 16, "", None
+
+    def encode(self, texts, kind="passage", batch_size=None, progress=False):
+        import scipy.sparse as sp
+
+        from sounding.sparse import SparseVectors
+
+        m = sp.csr_matrix(_hash_encode(texts))
+        return SparseVectors(m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data.astype(np.float32))
+
+
+def folder_files(folder: Path) -> dict[str, bytes]:
+    """Every file of a store but manifest.json (which holds times), by name."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file() and p.name != "manifest.json"}
+
+
+def manifest_without_times(folder: Path) -> dict:
+    m = json.loads((folder / "manifest.json").read_text())
+    return {k: v for k, v in m.items() if k not in ("created", "encode_seconds")}
 
 
 # -- on Ray --------------------------------------------------------------------------------------
@@ -308,14 +328,72 @@ def test_ray_scifact_4_shards_equal_1_shard_without_ray(ray_searcher, beir_dir, 
                      k=1000)
 
 
-def test_ray_encoding_matches_local(ray_local, corpus, tmp_path):
-    pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
-    from sounding.scale.ray_backend import encode_corpus, encode_corpus_ray, read_vectors
+@pytest.fixture(scope="module")
+def local_vectors(corpus, tmp_path_factory):
+    """The reference: 300 documents encoded in this process, chunks of 64 (5 chunks, the last of 44)."""
+    from sounding.dense.vectors import encode_corpus
 
-    docs = corpus[:400]
-    encode_corpus(docs, tmp_path / "local", hashing_encoder, batch_size=100)
-    manifest = encode_corpus_ray(docs, tmp_path / "ray", hashing_encoder, batch_size=100, num_actors=1)
-    assert manifest["n_vectors"] == 400 and manifest["actors"] == 1 and len(manifest["parts"]) == 4
-    ids_a, a = read_vectors(tmp_path / "local")
-    ids_b, b = read_vectors(tmp_path / "ray")
-    assert ids_a == ids_b and np.array_equal(a, b)
+    root = tmp_path_factory.mktemp("vectors-local")
+    return {dtype: encode_corpus(corpus[:300], HashEncoder(), root, chunk_size=64, dtype=dtype).store.path
+            for dtype in ("float32", "int8")}
+
+
+@pytest.mark.parametrize("dtype,actors", [("float32", 2), ("int8", 1)])
+def test_ray_encoding_writes_the_local_store_byte_for_byte(ray_local, corpus, local_vectors, tmp_path, dtype, actors):
+    pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
+    from sounding.scale.ray_backend import encode_corpus_ray
+
+    reference = local_vectors[dtype]
+    rep = encode_corpus_ray(corpus[:300], HashEncoder(), tmp_path, chunk_size=64, dtype=dtype, num_actors=actors)
+    assert rep.store.path.relative_to(tmp_path) == reference.relative_to(reference.parents[1])  # same keyed folder
+    assert rep.encoded == 300 and rep.resumed_from == 0 and rep.store.complete
+    assert rep.backend["actors"] == actors and rep.backend["chunks"] == 5 and rep.backend["written"] == 5
+    files = folder_files(rep.store.path)
+    assert len(files) == 1 + 5 * (2 if dtype == "int8" else 1)  # docids.txt, chunks (+ int8 scales)
+    assert files == folder_files(reference)
+    assert manifest_without_times(rep.store.path) == manifest_without_times(reference)
+    again = encode_corpus_ray(corpus[:300], HashEncoder(), tmp_path, chunk_size=64, dtype=dtype)
+    assert again.encoded == 0 and again.backend == {}  # complete: no Ray job at all
+
+
+def test_ray_encoding_resumes_per_chunk(ray_local, corpus, local_vectors, tmp_path):
+    pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
+    from sounding.dense.vectors import VectorStore, corpus_texts
+    from sounding.scale.ray_backend import encode_corpus_ray
+
+    docs, reference = corpus[:300], local_vectors["float32"]
+    rows = [64, 64, 64, 64, 44]
+    # 1. the encoder raises once, inside chunk 3: the job stops, whole chunks only, manifest incomplete
+    crashing = HashEncoder(marker=str(tmp_path / "crashed"), fail_on=corpus_texts(docs).texts[3 * 64 + 5])
+    with pytest.raises(SoundingError, match="simulated encoder crash"):
+        encode_corpus_ray(docs, crashing, tmp_path / "v", chunk_size=64, num_actors=1)
+    (folder,) = (tmp_path / "v").glob("*/*")
+    store = VectorStore(folder)
+    assert not store.complete and not store.chunk_file(3).is_file()
+    done = [i for i in range(5) if store.chunk_file(i).is_file()]
+    assert not list(folder.glob(".*.tmp-*"))
+    # 2. rerun: only the missing chunks are encoded, the bytes are the one-process bytes
+    rep = encode_corpus_ray(docs, HashEncoder(), tmp_path / "v", chunk_size=64, num_actors=1)
+    assert rep.resumed_from == sum(rows[i] for i in done) and rep.encoded == 300 - rep.resumed_from
+    assert rep.backend["chunks"] == 5 - len(done) and rep.store.complete
+    assert folder_files(folder) == folder_files(reference)
+    # 3. holes and no manifest (chunks 1 and 4 lost, the job killed before its last step): 2 chunks redone
+    for f in (store.chunk_file(1), store.chunk_file(4), folder / "manifest.json"):
+        f.unlink()
+    rep = encode_corpus_ray(docs, HashEncoder(), tmp_path / "v", chunk_size=64, num_actors=1)
+    assert rep.encoded == 64 + 44 and rep.backend["chunks"] == 2
+    assert folder_files(folder) == folder_files(reference)
+    assert manifest_without_times(folder) == manifest_without_times(reference)
+
+
+def test_ray_sparse_encoding_writes_the_local_impact_index(ray_local, corpus, tmp_path):
+    pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
+    from sounding.scale.ray_backend import build_impact_index_ray
+    from sounding.sparse import build_impact_index
+
+    local = build_impact_index(corpus[:300], HashSparse(), tmp_path / "local", chunk_size=64)
+    on_ray = build_impact_index_ray(corpus[:300], HashSparse(), tmp_path / "ray", chunk_size=64, num_actors=1)
+    assert on_ray.path.relative_to(tmp_path / "ray") == local.path.relative_to(tmp_path / "local")
+    assert folder_files(on_ray.path) == folder_files(local.path) and len(folder_files(local.path)) == 5
+    assert manifest_without_times(on_ray.path) == manifest_without_times(local.path)
+    assert not list((tmp_path / "ray").rglob("*.chunks"))  # chunks removed once the postings are written

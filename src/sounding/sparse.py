@@ -12,8 +12,10 @@ docs uint32, impacts). Queries keep float weights. score(q, d) = scale · Σ_t q
 accumulated in float64 and ranked by a numba kernel ending in `_heap_push_topk` (score descending,
 ties by document id descending).
 
-Encoding is chunked and resumable like dense vectors (ROOT/<model>/<corpus>/chunks/*.npz, each written
-via temp + rename); the postings are built once every chunk exists.
+Encoding is chunked and resumable like dense vectors (ROOT/<model>/<corpus>-uN.chunks/chunk-NNNNNN.npz,
+each written via temp + rename; a rerun encodes only the missing chunks); the postings are built once
+every chunk exists. `sounding.scale.ray_backend.build_impact_index_ray` encodes the chunks as a Ray
+Data job (same files).
 """
 from __future__ import annotations
 
@@ -70,6 +72,8 @@ class SparseModel:
         path = str(hit[1]) if hit else name_or_path
         self.name = hit[0].canonical if hit else (str(Path(name_or_path).resolve()) if Path(name_or_path).exists()
                                                   else name_or_path)
+        # how a worker loads the same model (sounding.scale.ray_backend.encoder_factory); None for a given `model`
+        self.load_args = None if model is not None else (name_or_path, {"batch_size": batch_size, "max_length": max_length})
         if model is None:
             try:
                 from sentence_transformers import SparseEncoder
@@ -239,10 +243,25 @@ def _save_npz_atomic(path: Path, **arrays) -> None:
     os.replace(tmp, path)
 
 
+def write_sparse_chunk(model, texts: list[str], i: int, chunks_dir: str | Path, *, batch_size: int | None = None,
+                       progress=False, skip_existing: bool = False) -> bool:
+    """Encode one chunk's texts and write chunk-NNNNNN.npz (temp file + os.replace). False when skipped."""
+    target = Path(chunks_dir) / f"chunk-{i:06d}.npz"
+    if skip_existing and target.is_file():
+        return False
+    sv = model.encode(texts, "passage", batch_size=batch_size, progress=progress)
+    _save_npz_atomic(target, indptr=sv.indptr, indices=sv.indices, values=sv.values)
+    return True
+
+
 def build_impact_index(corpus, model: SparseModel, root: str | Path, *, bits: int = 8, chunk_size: int = 1024,
                        batch_size: int | None = None, progress: bool = False, path: str | Path | None = None,
-                       log: Callable[[str], None] | None = None) -> ImpactIndex:
-    """Encode the corpus (chunked, resumable) and write the impact index; reuse it when it exists."""
+                       log: Callable[[str], None] | None = None, run_chunks: Callable | None = None) -> ImpactIndex:
+    """Encode the corpus (chunked, resumable) and write the impact index; reuse it when it exists.
+
+    `run_chunks(texts, chunk_size, missing_chunks, chunks_dir, batch_size)`: encodes the missing
+    chunks some other way (`sounding.scale.ray_backend.build_impact_index_ray`: a Ray Data job);
+    by default they are encoded here, one after another."""
     from .dense.search import byte_order_rank
     from .dense.vectors import CorpusText, _write_text_atomic, corpus_texts
 
@@ -267,20 +286,24 @@ def build_impact_index(corpus, model: SparseModel, root: str | Path, *, bits: in
         stale.unlink(missing_ok=True)
     n = len(ct.ids)
     n_chunks = -(-n // chunk_size)
-    done = 0
-    while done < n_chunks and (chunks / f"chunk-{done:06d}.npz").is_file():
-        done += 1
-    if log and done:
-        log(f"resuming {folder}: {done * chunk_size:,} of {n:,} documents already encoded")
+    todo = [i for i in range(n_chunks) if not (chunks / f"chunk-{i:06d}.npz").is_file()]
+    remaining = sum(min(n, (i + 1) * chunk_size) - i * chunk_size for i in todo)
+    if log and remaining < n:
+        log(f"resuming {folder}: {n - remaining:,} of {n:,} documents already encoded")
     from .dense.encoders import _progress
 
     t0 = time.perf_counter()
-    with _progress(progress, n - done * chunk_size, f"encoding {model.name}") as advance:
-        for i in range(done, n_chunks):
-            lo, hi = i * chunk_size, min(n, (i + 1) * chunk_size)
-            sv = model.encode(ct.texts[lo:hi], "passage", batch_size=batch_size, progress=advance)
-            _save_npz_atomic(chunks / f"chunk-{i:06d}.npz", indptr=sv.indptr, indices=sv.indices, values=sv.values)
+    if run_chunks is not None:
+        run_chunks(ct.texts, chunk_size, todo, chunks, batch_size)
+    else:
+        with _progress(progress, remaining, f"encoding {model.name}") as advance:
+            for i in todo:
+                lo, hi = i * chunk_size, min(n, (i + 1) * chunk_size)
+                write_sparse_chunk(model, ct.texts[lo:hi], i, chunks, batch_size=batch_size, progress=advance)
     encode_seconds = time.perf_counter() - t0
+    missing = [i for i in range(n_chunks) if not (chunks / f"chunk-{i:06d}.npz").is_file()]
+    if missing:
+        raise SoundingError(f"{chunks}: {len(missing)} chunk(s) missing after encoding (first: {missing[0]}); rerun")
     parts = [np.load(chunks / f"chunk-{i:06d}.npz") for i in range(n_chunks)]
     lens = np.concatenate([np.diff(p["indptr"]) for p in parts]) if parts else np.zeros(0, np.int64)
     indptr = np.zeros(n + 1, np.int64)

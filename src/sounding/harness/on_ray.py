@@ -1,4 +1,4 @@
-"""`sounding run --ray`: the BM25 grid on a Ray cluster, writing the run files of the one-process run.
+"""`sounding run --ray`: the grid on a Ray cluster, writing the run files of the one-process run.
 
 What runs where:
 
@@ -7,8 +7,15 @@ What runs where:
   neither run clobbers the other's;
 * every BM25 setting of a dataset is searched by the same shard actors (one per shard, started
   once per dataset), their top k merged exactly on the driver: byte-identical run files;
-* the hybrid and rerank arms' BM25 first stage uses those actors too; comparator engines and the
-  dense, sparse and rerank models run on the driver, as without Ray.
+* the hybrid and rerank arms' BM25 first stage uses those actors too;
+* the dense arm's corpus vectors (also the hybrid arm's dense half) are encoded by a Ray Data job
+  (`encode_corpus_ray`: one actor per GPU, else per CPU) into the same `OUT/vectors/` store, file
+  for file, that the run without Ray writes; the sparse arm's chunks likewise
+  (`build_impact_index_ray`), its postings built on the driver. Either run finds the other's
+  vectors. The shard actors are stopped before such a job (they would hold the CPUs) and
+  restarted at the next BM25 search;
+* on the driver, as without Ray: query encoding and the dense / sparse searches, the rerank arm
+  (its model scores BM25's top 100 per query), and comparator engines.
 
 Refused (one line, before any work): the proximity and typos variants, which a sharded search
 cannot reproduce exactly. Ray itself is imported only when `--ray` is given.
@@ -120,6 +127,25 @@ class RayGrid:
             if self.searcher is not None:
                 self.searcher.close()
             self.searcher = self._index_dir = None
+
+    def release_actors(self) -> None:
+        """Stop the shard actors (restarted at the next search): an encoding job needs the CPUs."""
+        if self.searcher is not None:
+            self.searcher.close()
+            self.searcher = None
+
+    # -- encoding ----------------------------------------------------------------------------------
+    def encode_vectors(self, ct, encoder, root: Path, *, batch_size: int | None = None, log=None):
+        """`sounding.dense.encode_corpus` as a Ray Data job (same store, same files): an `EncodeReport`."""
+        from ..scale.ray_backend import encode_corpus_ray
+
+        return encode_corpus_ray(ct, encoder, root, batch_size=batch_size, log=log, before_job=self.release_actors)
+
+    def build_impacts(self, ct, model, root: Path, *, bits: int = 8, log=None):
+        """`sounding.sparse.build_impact_index` with its chunks encoded by a Ray Data job (same files)."""
+        from ..scale.ray_backend import build_impact_index_ray
+
+        return build_impact_index_ray(ct, model, root, bits=bits, log=log, before_job=self.release_actors)
 
     def search(self, queries, **kwargs):
         """`Searcher.search` arguments; the exact merge of the shard actors' results."""

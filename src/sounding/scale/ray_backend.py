@@ -1,5 +1,6 @@
 """The sharded index on Ray: shard builds as Ray tasks, search fanned out to shard actors, and corpus
-encoding (dense or sparse) as a Ray Data batch job on an actor pool.
+encoding (dense vectors, learned sparse chunks) as a Ray Data batch job on an actor pool, writing
+the stores of `sounding.dense.vectors` and `sounding.sparse` byte for byte as one process does.
 
 Ray is optional (`pip install 'sounding[scale]'`); importing this module does not import Ray, and
 every call says how to install it when it is missing. The results are the same as the pure-Python
@@ -23,14 +24,13 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
 from ..analysis import DEFAULT_ANALYZER
 from ..errors import SoundingError
-from ..index.format import crc32_file
 from .shards import (
     MergedResults,
     ShardHits,
@@ -266,160 +266,210 @@ class RayShardedSearcher:
         self.close()
 
 
-# -- encoding (dense or sparse vectors) ----------------------------------------------------------
-VECTORS_FILE = "vectors.json"
+# -- encoding (dense vectors, learned sparse chunks) ---------------------------------------------
+def encoder_factory(encoder) -> Callable[[str], object]:
+    """A picklable `make(device) -> encoder` that gives a worker the same model as `encoder`.
+
+    An encoder from `load_encoder` (or a `SparseModel` loaded by name) is loaded again on the worker,
+    by the same arguments, on `device` ("cuda" in a GPU actor, else "cpu"); any other encoder (a
+    `CallableEncoder`, a test's fake) is shipped to the workers as it is (pickled)."""
+    import functools
+
+    args = getattr(encoder, "load_args", None)
+    if args is not None:
+        return functools.partial(_load_on_worker, type(encoder).__module__, *args)
+    return functools.partial(_same_encoder, encoder)
 
 
-def doc_text(doc) -> str:
-    """The text a document is encoded from: title and text, as BEIR's dense baselines do."""
-    title = getattr(doc, "title", "") or ""
-    return f"{title} {doc.text}".strip() if title else doc.text
+def _load_on_worker(module: str, name: str, kwargs: dict, device: str):
+    if module == "sounding.sparse":
+        from ..sparse import SparseModel
+
+        return SparseModel(name, **{**kwargs, "device": device})
+    from ..dense.encoders import load_encoder
+
+    return load_encoder(name, **{**kwargs, "device": device})
 
 
-def _save_part(out: Path, rows: list[int], ids: list[str], vectors) -> dict:
-    """Write one part (vectors, ids, corpus row numbers) atomically. Named by its first row, so a
-    batch redone after a failure overwrites its earlier attempt instead of adding a duplicate."""
-    name = f"part-{rows[0]:010d}"
-    tmp = f".tmp-{os.getpid()}"
-    try:
-        import scipy.sparse as sp
-    except ImportError:  # scipy is a core dependency; this only keeps the module importable
-        sp = None
-    files = {}
-    if sp is not None and sp.issparse(vectors):
-        mat = sp.csr_matrix(vectors, dtype=np.float32)
-        kind, vec_name = "sparse", f"{name}.npz"
-        with open(out / (vec_name + tmp), "wb") as f:
-            sp.save_npz(f, mat)
-    else:
-        mat = np.ascontiguousarray(vectors, dtype=np.float32)
-        kind, vec_name = "dense", f"{name}.npy"
-        if mat.ndim != 2:
-            raise SoundingError(f"encoder returned an array of shape {mat.shape}; expected (n_texts, dim)")
-        with open(out / (vec_name + tmp), "wb") as f:
-            np.save(f, mat)
-    if mat.shape[0] != len(ids):
-        raise SoundingError(f"encoder returned {mat.shape[0]} vectors for {len(ids)} texts")
-    rows_name, ids_name = f"{name}.rows.npy", f"{name}.ids.txt"
-    with open(out / (rows_name + tmp), "wb") as f:
-        np.save(f, np.asarray(rows, dtype=np.int64))
-    (out / (ids_name + tmp)).write_text("\n".join(ids), encoding="utf-8")
-    for fname in (vec_name, rows_name, ids_name):
-        os.replace(out / (fname + tmp), out / fname)
-        files[fname] = crc32_file(out / fname)
-    return {"name": name, "first_row": int(rows[0]), "n": len(ids), "dim": int(mat.shape[1]), "kind": kind,
-            "vectors": vec_name, "rows": rows_name, "ids": ids_name, "files": files}
+def _same_encoder(encoder, device: str):
+    return encoder
 
 
-def _commit_vectors(out: Path, parts: list[dict], n_rows: int, info: dict) -> dict:
-    """Check that the parts hold every corpus row exactly once, then write vectors.json (last)."""
-    parts = sorted(parts, key=lambda p: p["first_row"])
-    seen = np.zeros(n_rows, dtype=np.int64)
-    for p in parts:
-        rows = np.load(out / p["rows"])
-        if len(rows) != p["n"] or (len(rows) and (rows.min() < 0 or rows.max() >= n_rows)):
-            raise SoundingError(f"{out / p['rows']}: rows do not match the corpus")
-        np.add.at(seen, rows, 1)
-    if n_rows and (seen.min() != 1 or seen.max() != 1):
-        raise SoundingError(f"{out}: {int((seen == 0).sum()):,} documents without a vector, "
-                            f"{int((seen > 1).sum()):,} with more than one")
-    dims, kinds = {p["dim"] for p in parts}, {p["kind"] for p in parts}
-    if len(dims) > 1 or len(kinds) > 1:
-        raise SoundingError(f"{out}: parts disagree on dimension or kind ({dims}, {kinds})")
-    manifest = {"format": "sounding-vectors", "version": 1, "n_vectors": n_rows, "dim": dims.pop() if dims else 0,
-                "kind": kinds.pop() if kinds else "dense", "parts": parts, **info}
-    tmp = out / f"{VECTORS_FILE}.tmp-{os.getpid()}"
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
-    os.replace(tmp, out / VECTORS_FILE)
-    keep = {f for p in parts for f in p["files"]}
-    for f in out.iterdir():
-        if f.is_file() and f.name.startswith("part-") and f.name not in keep:
-            f.unlink(missing_ok=True)
-    return manifest
+class _ChunkActor:
+    """Ray Data actor: loads the model once (checked against the driver's `model_id`), then writes
+    each batch it is given, one store chunk, with `write(model, texts, chunk)` (atomic, skipped when
+    the chunk file already exists)."""
 
-
-def encode_corpus(docs: Iterable, out: str | Path, make_encoder: Callable[[], Callable[[list[str]], object]], *,
-                  batch_size: int = 256, text: Callable = doc_text) -> dict:
-    """Encode a corpus in this process (no Ray): the reference for `encode_corpus_ray`, same files.
-
-    `make_encoder()` returns `encode(texts) -> (n, dim) array` (dense) or a scipy.sparse matrix
-    (learned sparse); it is called once, as each Ray actor calls it once.
-    """
-    root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
-    encode = make_encoder()
-    parts, ids, texts, first = [], [], [], 0
-    n = 0
-    for n, doc in enumerate(docs, 1):
-        ids.append(doc.id)
-        texts.append(text(doc))
-        if len(ids) == batch_size:
-            parts.append(_save_part(root, list(range(first, n)), ids, encode(texts)))
-            first, ids, texts = n, [], []
-    if ids:
-        parts.append(_save_part(root, list(range(first, n)), ids, encode(texts)))
-    return _commit_vectors(root, parts, n, {"backend": "local", "batch_size": batch_size})
-
-
-class _EncodeActor:
-    """Ray Data actor: builds the encoder once, then encodes batches and writes each as a part."""
-
-    def __init__(self, make_encoder, out: str):
-        self.encode = make_encoder()
-        self.out = Path(out)
+    def __init__(self, make_model, device: str, model_id: str, write):
+        self.model = make_model(device)
+        if getattr(self.model, "model_id", model_id) != model_id:
+            raise SoundingError(f"the model loaded on a Ray worker ({getattr(self.model, 'name', '?')}) is not the "
+                                f"driver's: model_id {self.model.model_id} ≠ {model_id} (same files and package "
+                                f"versions on every node?)")
+        self.write = write
 
     def __call__(self, batch: dict) -> dict:
-        rows = [int(x) for x in batch["row"].tolist()]
-        ids = [str(x) for x in batch["id"].tolist()]
-        texts = [str(x) for x in batch["text"].tolist()]
-        meta = _save_part(self.out, rows, ids, self.encode(texts))
-        return {"meta": np.array([json.dumps(meta)], dtype=object), "pid": np.array([os.getpid()]),
-                "peak_rss_kb": np.array([peak_rss_kb()])}
+        out: dict[str, list] = {"chunk": [], "written": [], "seconds": [], "pid": [], "peak_rss_kb": []}
+        for chunk, texts in zip(batch["chunk"].tolist(), batch["texts"].tolist()):
+            t0 = time.perf_counter()
+            written = self.write(self.model, json.loads(texts), int(chunk))
+            out["chunk"].append(int(chunk))
+            out["written"].append(bool(written))
+            out["seconds"].append(time.perf_counter() - t0)
+            out["pid"].append(os.getpid())
+            out["peak_rss_kb"].append(peak_rss_kb())
+        return {k: np.array(v) for k, v in out.items()}
 
 
-def encode_corpus_ray(docs: Iterable, out: str | Path, make_encoder: Callable[[], Callable[[list[str]], object]], *,
-                      batch_size: int = 256, num_actors: int | None = None, text: Callable = doc_text) -> dict:
-    """Encode a corpus as a Ray Data batch job on an actor pool; files as `encode_corpus` writes.
+def run_chunk_job(texts: list[str], chunk_size: int, chunks: list[int], make_model: Callable[[str], object],
+                  model_id: str, write: Callable, *, num_actors: int | None = None,
+                  before_job: Callable[[], None] | None = None) -> dict:
+    """Encode `chunks` (chunk i = texts[i*chunk_size:(i+1)*chunk_size]) as a Ray Data job on an actor pool.
 
-    One actor per GPU, each with one GPU, when the cluster has GPUs; otherwise one actor per CPU
-    (`num_actors` overrides the count). `make_encoder` must be picklable (a module-level function or
-    class): each actor calls it once to load its model, e.g.
-    `lambda: SentenceTransformer(path, device="cuda").encode` wrapped in a module-level function.
-    Each batch is written by its actor as one part (vectors, ids, corpus row numbers), named by its
-    first row, so a batch redone after an actor failure overwrites its part; vectors.json is written
-    last, after checking that the parts hold every document exactly once.
-    """
+    One actor per GPU (`num_gpus=1`) when the cluster has GPUs, else one per CPU (`num_cpus=1`);
+    `num_actors` overrides the count, never more actors than chunks. Each Ray Data batch is exactly
+    one chunk (a row holding the chunk number and its texts), so whichever actor gets it, and however
+    often it is retried, it writes the same file. `before_job()` runs first when there is work (the
+    harness stops its shard actors there: actors holding every CPU would leave the pool unplaced).
+    Returns what ran where (for reports)."""
     ray = require_ray()
     try:
         from ray import data as ray_data
     except ImportError as e:  # Ray Data needs pyarrow: the `data` extra
         raise SoundingError(f"Ray Data is not usable ({e}); {INSTALL_HINT}") from None
-
-    root = Path(out).resolve()
-    root.mkdir(parents=True, exist_ok=True)
     resources = _cluster(ray)
     gpus = int(resources.get("GPU", 0))
-    items = [{"row": i, "id": d.id, "text": text(d)} for i, d in enumerate(docs)]
-    if not items:
-        raise SoundingError("no documents to encode")
-    n_blocks = max(1, -(-len(items) // batch_size))  # about one block per batch: parallelism from the start
+    size = max(1, min(len(chunks), num_actors or (gpus if gpus else int(resources.get("CPU", 1)))))
+    info = {"backend": "ray", "actors": size, "gpus_per_actor": 1 if gpus else 0, "chunks": len(chunks)}
+    if not chunks:
+        return {**info, "actors": 0, "seconds": 0.0, "written": 0, "worker_peak_rss_kb": []}
+    if before_job is not None:
+        before_job()
+    # ensure_ascii: pure-ASCII JSON, so lone surrogates in a corpus survive Arrow's UTF-8 strings
+    items = [{"chunk": i, "texts": json.dumps(texts[i * chunk_size:(i + 1) * chunk_size])} for i in chunks]
     if _accepts(ray_data.from_items, "override_num_blocks"):
-        ds = ray_data.from_items(items, override_num_blocks=n_blocks)
+        ds = ray_data.from_items(items, override_num_blocks=len(items))  # one block per chunk
     else:  # Ray < 2.10
-        ds = ray_data.from_items(items, parallelism=n_blocks)
-    size = num_actors or (gpus if gpus else max(1, int(resources.get("CPU", 1))))
+        ds = ray_data.from_items(items, parallelism=len(items))
     per_actor = {"num_gpus": 1} if gpus else {"num_cpus": 1}
     start = time.perf_counter()
-    mapped = ds.map_batches(_EncodeActor, fn_constructor_args=(make_encoder, str(root)), batch_size=batch_size,
-                            batch_format="numpy", compute=ray_data.ActorPoolStrategy(size=size), **per_actor)
-    rows = mapped.take_all()
-    parts = [json.loads(r["meta"]) for r in rows]
+    mapped = ds.map_batches(_ChunkActor, fn_constructor_args=(make_model, "cuda" if gpus else "cpu", model_id, write),
+                            batch_size=1, batch_format="numpy", compute=ray_data.ActorPoolStrategy(size=size),
+                            **per_actor)
+    try:
+        rows = mapped.take_all()
+    except Exception as e:  # noqa: BLE001 - a user error inside an actor: one line, with its cause
+        raise SoundingError(f"the Ray encoding job stopped: {_root_cause(e)} (the chunks it wrote are kept: run "
+                            f"again to encode the rest)") from None
     workers: dict[int, int] = {}
     for r in rows:
         workers[int(r["pid"])] = max(workers.get(int(r["pid"]), 0), int(r["peak_rss_kb"]))
-    info = {"backend": "ray", "batch_size": batch_size, "actors": size, "gpus_per_actor": 1 if gpus else 0,
-            "seconds": round(time.perf_counter() - start, 3), "worker_peak_rss_kb": sorted(workers.values(), reverse=True)}
-    return _commit_vectors(root, parts, len(items), info)
+    done = sorted(int(r["chunk"]) for r in rows)
+    if done != sorted(chunks):
+        raise SoundingError(f"the Ray encoding job returned chunks {done[:5]}…, expected {sorted(chunks)[:5]}…")
+    return {**info, "seconds": round(time.perf_counter() - start, 3), "written": int(sum(bool(r["written"]) for r in rows)),
+            "worker_peak_rss_kb": sorted(workers.values(), reverse=True)}
+
+
+def _root_cause(e: BaseException) -> str:
+    """The user's exception inside a Ray Data error. Ray Data (2.4x+) keeps it only as text, in the
+    remote traceback that the RayTaskError's message holds: its first `Name: message` line that is
+    not Ray's own."""
+    import re
+
+    for line in str(e).splitlines():
+        m = re.match(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (.*)$", line.strip())
+        if m and not m.group(1).startswith("ray."):
+            name = m.group(1).rsplit(".", 1)[-1]
+            return m.group(2) if name == "SoundingError" else f"{name}: {m.group(2)}"
+    cause = getattr(e, "cause", None) or e.__cause__
+    return _root_cause(cause) if isinstance(cause, BaseException) and cause is not e else f"{type(e).__name__}: {e}"
+
+
+def encode_corpus_ray(corpus, encoder, root: str | Path | None = None, *, make_encoder: Callable[[str], object] | None = None,
+                      dtype: str = "float32", chunk_size: int | None = None, batch_size: int | None = None,
+                      path: str | Path | None = None, num_actors: int | None = None,
+                      log: Callable[[str], None] | None = None, before_job: Callable[[], None] | None = None):
+    """`sounding.dense.encode_corpus` as a Ray Data job: the same store, the same files, byte for byte.
+
+    Same arguments as `encode_corpus` (corpus, encoder, root, dtype, chunk_size, batch_size, path),
+    plus `make_encoder(device)`: how each actor gets its encoder (default `encoder_factory(encoder)`:
+    an encoder from `load_encoder` is loaded again on the actor, on "cuda" in a GPU actor).
+    `encoder` itself (on the driver) gives the manifest (model id, dimension, …) and the folder;
+    each actor checks that its model has the same `model_id`.
+
+    The driver opens the store (docids.txt and an incomplete manifest, as `encode_corpus` writes
+    them), sends every chunk whose file is missing to the actor pool (one Ray Data batch = one
+    chunk; the actor encodes it and writes it via temp file + os.replace, so a chunk file that
+    exists is complete), then checks every chunk and writes the complete manifest last. An
+    interrupted job (an error, a lost driver) leaves whole chunks only; the next call, with or
+    without Ray, encodes only the missing ones. Returns an `EncodeReport` (`backend`: actors, GPUs).
+    """
+    import functools
+
+    from ..dense.vectors import (
+        DEFAULT_CHUNK,
+        CorpusText,
+        EncodeReport,
+        corpus_texts,
+        finish_store,
+        missing_chunks,
+        open_store,
+    )
+
+    ct = corpus if isinstance(corpus, CorpusText) else corpus_texts(corpus)
+    store = open_store(ct, encoder, root, dtype=dtype, chunk_size=chunk_size or DEFAULT_CHUNK, path=path)
+    if store.complete:
+        return EncodeReport(store, 0, store.count, 0.0, float(store.manifest.get("encode_seconds", 0.0)))
+    todo = missing_chunks(store)
+    remaining = sum(min(store.chunk_size, store.count - i * store.chunk_size) for i in todo)
+    if log:
+        done = store.count - remaining
+        log(f"encoding {remaining:,} documents ({len(todo)} chunks) into {store.path} on Ray"
+            + (f"; {done:,} already encoded" if done else ""))
+    write = functools.partial(_write_vectors_chunk, folder=str(store.path.resolve()), dtype=store.dtype,
+                              batch_size=batch_size)
+    t0 = time.perf_counter()
+    info = run_chunk_job(ct.texts, store.chunk_size, todo, make_encoder or encoder_factory(encoder),
+                         encoder.model_id, write, num_actors=num_actors, before_job=before_job)
+    seconds = time.perf_counter() - t0
+    finish_store(store, seconds)
+    return EncodeReport(store, remaining, store.count - remaining, seconds, store.manifest["encode_seconds"], info)
+
+
+def _write_vectors_chunk(encoder, texts: list[str], i: int, *, folder: str, dtype: str, batch_size: int | None) -> bool:
+    from ..dense.vectors import write_chunk
+
+    return write_chunk(encoder, texts, i, folder, dtype, batch_size=batch_size, skip_existing=True)
+
+
+def build_impact_index_ray(corpus, model, root: str | Path | None = None, *,
+                           make_model: Callable[[str], object] | None = None, num_actors: int | None = None,
+                           before_job: Callable[[], None] | None = None, **kwargs):
+    """`sounding.sparse.build_impact_index` with the corpus encoded by a Ray Data job (same chunk files,
+    same impact index, byte for byte); the postings are built on the driver, once every chunk exists.
+
+    `make_model(device)`: how each actor gets its model (default `encoder_factory(model)`: a
+    `SparseModel` loaded by name is loaded again on the actor, on "cuda" in a GPU actor)."""
+    import functools
+
+    from ..sparse import build_impact_index
+
+    def run_chunks(texts: list[str], chunk_size: int, todo: list[int], chunks_dir: Path, batch_size: int | None) -> dict:
+        if todo and kwargs.get("log"):
+            n = sum(len(texts[i * chunk_size:(i + 1) * chunk_size]) for i in todo)
+            kwargs["log"](f"encoding {n:,} documents ({len(todo)} chunks) into {chunks_dir} on Ray")
+        write = functools.partial(_write_sparse_chunk, folder=str(Path(chunks_dir).resolve()), batch_size=batch_size)
+        return run_chunk_job(texts, chunk_size, todo, make_model or encoder_factory(model), model.model_id, write,
+                             num_actors=num_actors, before_job=before_job)
+
+    return build_impact_index(corpus, model, root, run_chunks=run_chunks, **kwargs)
+
+
+def _write_sparse_chunk(model, texts: list[str], i: int, *, folder: str, batch_size: int | None) -> bool:
+    from ..sparse import write_sparse_chunk
+
+    return write_sparse_chunk(model, texts, i, folder, batch_size=batch_size, skip_existing=True)
 
 
 def _accepts(fn, name: str) -> bool:
@@ -429,29 +479,3 @@ def _accepts(fn, name: str) -> bool:
         return name in inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return False
-
-
-def read_vectors(out: str | Path) -> tuple[list[str], object]:
-    """(document ids, vectors) of an encoded corpus, in corpus order (checksums verified)."""
-    root = Path(out)
-    path = root / VECTORS_FILE
-    if not path.is_file():
-        raise SoundingError(f"{root}: no {VECTORS_FILE}: not an encoded corpus, or its job did not finish")
-    manifest = json.loads(path.read_text())
-    sparse = manifest["kind"] == "sparse"
-    if sparse:
-        import scipy.sparse as sp
-    ids: list[str] = []
-    rows, mats = [], []
-    for p in manifest["parts"]:
-        for fname, crc in p["files"].items():
-            if crc32_file(root / fname) != crc:
-                raise SoundingError(f"{root / fname}: checksum does not match {VECTORS_FILE}")
-        ids.extend((root / p["ids"]).read_text(encoding="utf-8").split("\n"))
-        rows.append(np.load(root / p["rows"]))
-        mats.append(sp.load_npz(root / p["vectors"]) if sparse else np.load(root / p["vectors"]))
-    if not mats:
-        return [], np.zeros((0, manifest["dim"]), np.float32)
-    order = np.argsort(np.concatenate(rows), kind="stable")
-    matrix = sp.vstack(mats).tocsr()[order] if sparse else np.concatenate(mats)[order]
-    return [ids[i] for i in order.tolist()], matrix
