@@ -216,25 +216,29 @@ def _hash_encode(texts):
     return out
 
 
-def trivial_encoder():
-    return _hash_encode
+def _hash_encode_kind(texts, kind):
+    return _hash_encode(texts)
 
 
 def bench_encode(corpus: str, work: Path, n: int) -> dict:
-    """Pipeline overhead of encode_corpus_ray vs encode_corpus with an almost free encoder."""
+    """Pipeline overhead of encode_corpus_ray vs encode_corpus with an almost free encoder (both
+    write the same `sounding.dense` vector store)."""
     from itertools import islice
 
     from sounding.datasets import iter_corpus
-    from sounding.scale.ray_backend import encode_corpus, encode_corpus_ray
+    from sounding.dense.encoders import CallableEncoder
+    from sounding.dense.vectors import encode_corpus
+    from sounding.scale.ray_backend import encode_corpus_ray
 
     docs = list(islice(iter_corpus(corpus), n))
+    enc = CallableEncoder(_hash_encode_kind, 64, name="trivial")
     t = time.perf_counter()
-    encode_corpus(docs, work / "vec-local", trivial_encoder, batch_size=1024)
+    encode_corpus(docs, enc, work / "vec-local")
     local = time.perf_counter() - t
     t = time.perf_counter()
-    m = encode_corpus_ray(docs, work / "vec-ray", trivial_encoder, batch_size=1024)
+    rep = encode_corpus_ray(docs, enc, work / "vec-ray")
     ray_s = time.perf_counter() - t
-    return {"docs": n, "local_seconds": local, "ray_seconds": ray_s, "ray_actors": m["actors"],
+    return {"docs": n, "local_seconds": local, "ray_seconds": ray_s, "ray_actors": rep.backend["actors"],
             "local_texts_per_s": n / local, "ray_texts_per_s": n / ray_s}
 
 
