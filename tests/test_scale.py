@@ -328,6 +328,25 @@ def test_ray_scifact_4_shards_equal_1_shard_without_ray(ray_searcher, beir_dir, 
                      k=1000)
 
 
+def test_ray_benchmark_synthetic_corpus_4_shards_equal_1_shard_without_ray(ray_searcher, tmp_path):
+    """benchmarks/synthetic.py's NQ-shaped corpus at small scale (2,681 documents, 134 queries)."""
+    import importlib.util
+
+    from sounding.datasets import load_dataset
+    from sounding.scale.ray_backend import build_shards_ray
+
+    spec = importlib.util.spec_from_file_location("synthetic_corpus", Path(__file__).resolve().parents[1] / "benchmarks" / "synthetic.py")
+    synthetic = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(synthetic)
+    synthetic.generate(tmp_path / "syn", 0.001, seed=3)
+    ds = load_dataset(tmp_path / "syn")
+    build_shards(CorpusFile(str(ds.corpus_path)), tmp_path / "one", 1)
+    build_shards_ray(CorpusFile(str(ds.corpus_path)), tmp_path / "four", 4)
+    ray_searcher.open(tmp_path / "four")
+    assert_same_runs(ShardedSearcher(tmp_path / "one"), ray_searcher, ds.queries, tmp_path,
+                     layouts=[("flat", False), ("multifield", False)], k=1000)
+
+
 @pytest.fixture(scope="module")
 def local_vectors(corpus, tmp_path_factory):
     """The reference: 300 documents encoded in this process, chunks of 64 (5 chunks, the last of 44)."""
