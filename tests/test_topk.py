@@ -88,3 +88,24 @@ def test_sparse_and_dense_queries_match_a_numpy_reference(tmp_path):
             assert n == len(order)
             assert np.array_equal(res.docs[i, :n], hit[order])
             assert np.array_equal(res.scores[i, :n], scores[order])
+
+
+def test_impacts_in_blocks_and_released_pages_change_nothing(tmp_path, monkeypatch):
+    """Impacts are computed block by block and the term-frequency pages are then dropped from
+    memory; a later search that reads term frequencies again must see the same values."""
+    from sounding.search import searcher as searcher_module
+
+    rng = np.random.default_rng(9)
+    words = ["alpha", "beta", "gamma", "delta", "cell", "protein", "virus", "tumor", "gene"]
+    docs = [Document(f"d{i:04d}", " ".join(rng.choice(words, 2)), " ".join(rng.choice(words, 30)), i + 1)
+            for i in range(3000)]
+    build_index(docs, tmp_path / "ix", workers=1)
+    queries = [(f"q{i}", " ".join(rng.choice(words, 3))) for i in range(20)]
+    fresh = Searcher(tmp_path / "ix")
+    expected = {lay: fresh.search(queries, layout=lay, lucene_norms=True).to_run() for lay in ("flat", "multifield-max")}
+    expected["plain"] = fresh.search(queries, layout="flat").to_run()
+    monkeypatch.setattr(searcher_module, "IMPACT_BLOCK", 1000)  # many blocks, page releases in between
+    s = Searcher(tmp_path / "ix")
+    assert s.search(queries, layout="flat").to_run() == expected["plain"]
+    for lay in ("flat", "multifield-max"):  # these read term frequencies after their pages were dropped
+        assert s.search(queries, layout=lay, lucene_norms=True).to_run() == expected[lay]

@@ -1,12 +1,14 @@
 """Batch BM25 search over an index: query analysis, clause building, parallel compiled kernels."""
 from __future__ import annotations
 
+import ctypes
+import mmap
 import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property, lru_cache, partial
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -16,6 +18,39 @@ from ..errors import SoundingError
 from ..index import Index
 from . import bm25, clauses, topk
 from .layouts import Layout
+
+
+IMPACT_BLOCK = 1 << 22  # postings per block when computing impacts (4 M: temporaries of ~50 MB)
+
+
+def _release_pages(view: np.ndarray) -> None:
+    """Drop this process's resident pages of a read-only file mapping (reads fault them back in
+    from the page cache): the term frequencies, once turned into impacts, need no memory."""
+    if not _maps_file(view):
+        return
+    page = mmap.PAGESIZE
+    start = -(-view.ctypes.data // page) * page  # whole pages inside the view only
+    end = (view.ctypes.data + view.nbytes) // page * page
+    madvise = getattr(_libc(), "madvise", None)
+    if end > start and madvise is not None:
+        madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 4)  # MADV_DONTNEED
+
+
+def _maps_file(view: np.ndarray) -> bool:
+    base = view
+    while isinstance(base, np.ndarray):
+        if isinstance(base, np.memmap):
+            return True
+        base = base.base
+    return isinstance(base, mmap.mmap)
+
+
+@lru_cache(maxsize=1)
+def _libc():
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:  # pragma: no cover - no C library to load (Windows)
+        return None
 
 
 @dataclass
@@ -260,20 +295,24 @@ class Searcher:
         key = (lay.name, k1, b, lucene, tuple(sorted(lay.field_b.items())))
         if key not in self._norm_cache:
             ix = self.index
-            rows = []
+            self._norm_cache = {}
+            # rows of fields the layout does not read stay zero pages: no memory, lengths unread
+            norms = np.zeros((len(ix.manifest.fields), ix.n_docs), dtype=np.float32)
             for f, fname in enumerate(ix.manifest.fields):
+                if fname not in lay.weights:
+                    continue
                 st = self._field_stats[fname]
                 lengths = ix.lengths[f]
                 avg = st.sum_length / st.doc_count if st.doc_count else 1.0
                 if lay.name == "bm25f":
                     fb = lay.field_b.get(fname)
                     fb = b if fb is None else fb
-                    rows.append((1.0 / (1.0 - fb + fb * lengths / avg)).astype(np.float32))
+                    norms[f] = 1.0 / (1.0 - fb + fb * lengths / avg)
                 elif lucene:
-                    rows.append(bm25.inverse_norm_lucene(lengths, st.sum_length, st.doc_count, k1, b))
+                    norms[f] = bm25.inverse_norm_lucene(lengths, st.sum_length, st.doc_count, k1, b)
                 else:
-                    rows.append(bm25.length_norm(lengths, avg, k1, b).astype(np.float32))
-            self._norm_cache = {key: np.ascontiguousarray(np.stack(rows))}  # keep one setting: memory
+                    norms[f] = bm25.length_norm(lengths, avg, k1, b)
+            self._norm_cache = {key: norms}  # keep one setting: memory
         return self._norm_cache[key]
 
     def _impacts(self, norms: np.ndarray, fields: list[int]) -> tuple[np.ndarray, int]:
@@ -289,9 +328,11 @@ class Searcher:
             out = np.empty(hi - lo, dtype=np.float32)
             for f in range(self._offsets.shape[0]):
                 a, z = max(lo, int(self._offsets[f, 0])), min(hi, int(self._offsets[f, -1]))
-                if a < z:
-                    tf = self._tfs[a:z].astype(np.float32)
-                    out[a - lo : z - lo] = tf / (tf + norms[f][self._docs[a:z]])
+                for start in range(a, z, IMPACT_BLOCK):  # in blocks: the temporaries stay small
+                    end = min(z, start + IMPACT_BLOCK)
+                    tf = self._tfs[start:end].astype(np.float32)
+                    out[start - lo : end - lo] = tf / (tf + norms[f][self._docs[start:end]])
+                    _release_pages(self._tfs[start:end])  # the kernel reads impacts, not tfs
             self._impact_cache = {"key": key, "impacts": out, "norms": norms}
         return self._impact_cache["impacts"], lo
 
