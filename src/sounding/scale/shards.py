@@ -524,12 +524,10 @@ def anserini_ties(merged: MergedResults, k: int) -> MergedResults:
 
     It must run on the whole collection's candidates, after the merge: it re-picks the ties at the
     cut of the top k and numbers ties across all of them. The rule itself stays in one place,
-    `Searcher._anserini_ties`, which reads only `self._rank` (each document's rank in docid byte
-    order); ranking each query's candidates among themselves orders them the same way.
+    `search.searcher.apply_anserini_ties`; ranking each query's candidates among themselves in docid
+    byte order orders them as the whole collection's ranks would.
     """
-    from types import SimpleNamespace
-
-    from ..search import Searcher
+    from ..search.searcher import apply_anserini_ties
 
     counts = np.array([len(d) for d in merged.docids], dtype=np.int64)
     width = max(1, int(counts.max(initial=0)))
@@ -542,6 +540,6 @@ def anserini_ties(merged: MergedResults, k: int) -> MergedResults:
     ranks = [np.argsort(d, kind="stable").argsort(kind="stable") for d in merged.docids]
     rank = np.concatenate(ranks) if ranks else np.zeros(0, np.int64)
     ids = np.concatenate(merged.docids) if merged.docids else np.zeros(0, dtype="S1")
-    out_docs, out_scores, out_n = Searcher._anserini_ties(SimpleNamespace(_rank=rank), docs, scores, counts, k)
+    out_docs, out_scores, out_n = apply_anserini_ties(docs, scores, counts, k, rank)
     return MergedResults(merged.qids, [ids[out_docs[q, :n]] for q, n in enumerate(out_n.tolist())],
                          [out_scores[q, :n] for q, n in enumerate(out_n.tolist())])

@@ -53,6 +53,33 @@ def _libc():
         return None
 
 
+def apply_anserini_ties(docs, scores, counts, k: int, rank: np.ndarray):
+    """Pyserini's output for tied scores: Lucene's order (score desc, id asc, `rank` being each
+    document's place in docid byte order), the top k, then Anserini's ScoreTiesAdjusterReranker
+    (score rounded to 1e-4 in double, 1e-6 less per tie within 1e-4, in float) and Pyserini's
+    "%.6f" run-file scores. Scores become float64. Used by one index and by merged shards."""
+    f32 = np.float32
+    out_docs = np.full((len(docs), k), -1, dtype=np.int64)
+    out_scores = np.zeros((len(docs), k), dtype=np.float64)
+    out_n = np.minimum(counts, k)
+    for q in range(len(docs)):
+        n = int(counts[q])
+        d, s = docs[q, :n], scores[q, :n]
+        order = np.lexsort((rank[d].astype(np.int64), -s))[:k]
+        prev, dup = None, 0
+        for j, i in enumerate(order):
+            r = f32(np.floor(float(s[i]) * 1e4 + 0.5) / 1e4)
+            if j == 0 or f32(prev - r) > f32(1e-4):
+                dup = 0
+            else:
+                dup += 1
+                r = f32(r - f32(f32(1e-6) * dup))
+            prev = r
+            out_docs[q, j] = d[i]
+            out_scores[q, j] = float(f"{float(r):.6f}")
+    return out_docs, out_scores, out_n
+
+
 @dataclass
 class Results:
     """Top-k per query: internal doc numbers (-1 padded) and float32 scores, best first."""
@@ -112,6 +139,7 @@ class Searcher:
         self._impact_cache: dict = {}
         self._compiled: set = set()  # kernels already compiled (or loaded) for this process
         self._local = threading.local()  # per-thread scratch buffers, reused across searches
+        self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
 
     # -- public -------------------------------------------------------------------------------
     def search(
@@ -171,7 +199,7 @@ class Searcher:
         if proximity:
             self._add_proximity(matches, out_docs, out_scores, out_n, proximity, window)
         if anserini_ties:
-            out_docs, out_scores, out_n = self._anserini_ties(out_docs, out_scores, out_n, k_out)
+            out_docs, out_scores, out_n = apply_anserini_ties(out_docs, out_scores, out_n, k_out, self._rank)
         k = k_out
         seconds = time.perf_counter() - start
         settings = dict(layout=lay.name, k1=k1, b=b, k=k, lucene_norms=lucene_norms, weights=lay.weights,
@@ -182,7 +210,7 @@ class Searcher:
     def _thread_pool(self, threads: int) -> ThreadPoolExecutor:
         """Search threads kept between calls, so their scratch buffers (thread-local, the size of
         the collection) are made once, not per search."""
-        pool, size = getattr(self, "_pool", (None, 0))
+        pool, size = self._pool
         if size < threads:
             if pool is not None:
                 pool.shutdown(wait=False)
@@ -246,31 +274,6 @@ class Searcher:
         mode = clauses.BM25F if lay.name == "bm25f" else clauses.LUCENE if lucene else clauses.DEFAULT
         return clauses.build_clauses(lens, terms, counts, lay_fields, lay_weights, self._df, self._idf(lucene),
                                      fields.index("flat"), float(k1), mode, lay.name == "multifield-max")
-
-    def _anserini_ties(self, docs, scores, counts, k):
-        """Pyserini's output for tied scores: Lucene's order (score desc, id asc), the top k, then
-        Anserini's ScoreTiesAdjusterReranker (score rounded to 1e-4 in double, 1e-6 less per tie
-        within 1e-4, in float) and Pyserini's "%.6f" run-file scores. Scores become float64."""
-        f32 = np.float32
-        out_docs = np.full((len(docs), k), -1, dtype=np.int64)
-        out_scores = np.zeros((len(docs), k), dtype=np.float64)
-        out_n = np.minimum(counts, k)
-        for q in range(len(docs)):
-            n = int(counts[q])
-            d, s = docs[q, :n], scores[q, :n]
-            order = np.lexsort((self._rank[d].astype(np.int64), -s))[:k]
-            prev, dup = None, 0
-            for j, i in enumerate(order):
-                r = f32(np.floor(float(s[i]) * 1e4 + 0.5) / 1e4)
-                if j == 0 or f32(prev - r) > f32(1e-4):
-                    dup = 0
-                else:
-                    dup += 1
-                    r = f32(r - f32(f32(1e-6) * dup))
-                prev = r
-                out_docs[q, j] = d[i]
-                out_scores[q, j] = float(f"{float(r):.6f}")
-        return out_docs, out_scores, out_n
 
     def _add_proximity(self, matches, out_docs, out_scores, out_n, weight, window) -> None:
         """Add weight × proximity bonus to each hit, then restore trec order (score desc, id desc)."""
