@@ -16,10 +16,11 @@ import numpy as np
 from ..analysis import get_analyzer
 from ..errors import SoundingError
 from ..index import Index
-from . import bm25, clauses, topk
+from . import bm25, bounds, clauses, topk, windowed
 from .layouts import Layout
 
 
+SUM_LAYOUTS = ("flat", "multifield")  # one group of clauses: the pruned sum kernel
 IMPACT_BLOCK = 1 << 22  # postings per block when computing impacts (4 M: temporaries of ~50 MB)
 
 
@@ -116,7 +117,12 @@ class Results:
 
 
 class Searcher:
-    """BM25 over one index, with k1, b and the layout chosen per search (nothing baked in)."""
+    """BM25 over one index, with k1, b and the layout chosen per search (nothing baked in).
+
+    `prune` (default on) lets the flat and multifield layouts skip work that cannot change the
+    top k (exact dynamic pruning, windowed.search_windowed); off, every posting is scored. The results
+    are the same bit for bit; the switch is there to check that.
+    """
 
     def __init__(self, index: Index | str, *, analyzer: str | None = None, stats: "GlobalStats | None" = None):
         """`stats`: collection statistics to score with instead of this index's own — the merged
@@ -140,6 +146,8 @@ class Searcher:
         self._compiled: set = set()  # kernels already compiled (or loaded) for this process
         self._local = threading.local()  # per-thread scratch buffers, reused across searches
         self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
+        self.prune = True
+        self.postings_read = 0  # by the last search's flat/multifield kernel (read in full or looked up): a diagnostic
 
     # -- public -------------------------------------------------------------------------------
     def search(
@@ -192,10 +200,10 @@ class Searcher:
         run = partial(self._run_block, lay, k1, lucene_norms, setting, clauses, k, out_docs, out_scores, out_n)
         n_blocks = max(1, min(threads, n_q))
         if n_blocks == 1:
-            run(0, n_q)
+            self.postings_read = run(0, n_q)
         else:  # contiguous blocks of queries, one per thread; each query is computed by one thread
-            bounds = np.linspace(0, n_q, n_blocks + 1).astype(int)
-            list(self._thread_pool(n_blocks).map(run, bounds[:-1], bounds[1:]))
+            cuts = np.linspace(0, n_q, n_blocks + 1).astype(int)
+            self.postings_read = sum(self._thread_pool(n_blocks).map(run, cuts[:-1], cuts[1:]))
         if proximity:
             self._add_proximity(matches, out_docs, out_scores, out_n, proximity, window)
         if anserini_ties:
@@ -273,7 +281,8 @@ class Searcher:
         lay_weights = np.fromiter(lay.weights.values(), dtype=np.float64, count=len(lay.weights))
         mode = clauses.BM25F if lay.name == "bm25f" else clauses.LUCENE if lucene else clauses.DEFAULT
         return clauses.build_clauses(lens, terms, counts, lay_fields, lay_weights, self._df, self._idf(lucene),
-                                     fields.index("flat"), float(k1), mode, lay.name == "multifield-max")
+                                     fields.index("flat"), float(k1), mode, lay.name == "multifield-max",
+                                     lay.name in SUM_LAYOUTS)
 
     def _add_proximity(self, matches, out_docs, out_scores, out_n, weight, window) -> None:
         """Add weight × proximity bonus to each hit, then restore trec order (score desc, id desc)."""
@@ -339,15 +348,24 @@ class Searcher:
             self._impact_cache = {"key": key, "impacts": out, "norms": norms}
         return self._impact_cache["impacts"], lo
 
+    def _maxima(self, norms: np.ndarray, fields: list[int], lucene: bool, impacts, lo: int, hi: int) -> np.ndarray:
+        """Block maxima of the per-posting score parts over postings lo..hi−1, for the norms in use."""
+        cached = self._impact_cache.get("maxima")  # (norms, fields, lucene, maxima): holding norms keeps its id unique
+        if cached is None or cached[0] is not norms or cached[1:3] != (fields, lucene):
+            made = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, fields, lucene)
+            cached = self._impact_cache["maxima"] = (norms, fields, lucene, made)
+        return cached[3]
+
     def _buffers(self, k: int) -> dict:
         """This thread's scratch arrays, sized once per index and reused: allocating (and zeroing)
         buffers the size of the collection per call dominated query-at-a-time search. The kernels
         hand the accumulators back zeroed."""
         buf = getattr(self._local, "buf", None)
-        n = self.index.n_docs
-        if buf is None:
+        if buf is None:  # a window of WINDOW documents, or one holding a small collection whole
+            w = max(64, min(windowed.WINDOW, -(-self.index.n_docs // 64) * 64))
             buf = self._local.buf = {
-                "acc": np.zeros(n, np.float64), "touched": np.empty(n + 1, np.int64),
+                "wacc": np.zeros(w, np.float64), "wtouched": np.empty(w, np.int64),
+                "wbits": np.zeros(w // 64, np.uint64),
                 "hist": np.empty(topk.N_BUCKETS, np.int64), "cell": np.empty(1, np.float32),
             }
         if len(buf.get("sel", ())) < k:
@@ -355,10 +373,12 @@ class Searcher:
         return buf
 
     def _group_buffers(self, n_groups: int) -> dict:
-        """Extra per-thread arrays of the multi-group and BM25F kernels, made on first use."""
+        """Per-thread collection-sized arrays of the multi-group and BM25F kernels, made on first use."""
         buf = self._local.buf
+        n = self.index.n_docs
+        if "acc" not in buf:
+            buf["acc"], buf["touched"] = np.zeros(n, np.float64), np.empty(n + 1, np.int64)
         if "groups" not in buf or buf["groups"].shape[0] < n_groups:
-            n = self.index.n_docs
             buf["groups"] = np.zeros((n_groups, n), np.float64)
             buf["total"] = np.zeros(n, np.float64)
             buf["term_touched"] = np.empty(n + 1, np.int64)
@@ -367,13 +387,19 @@ class Searcher:
     def _setting(self, lay: Layout, k1, b, lucene) -> dict:
         """What the kernels need for one BM25 setting: norms, and impacts for the sum kernel."""
         norms = self._norms(lay, k1, b, lucene)
-        impacts, base = np.zeros(0, np.float32), 0
-        if lay.name in ("flat", "multifield") and not lucene:
-            impacts, base = self._impacts(norms, [self.index.manifest.fields.index(f) for f in lay.weights])
-        return {"norms": norms, "impacts": impacts, "impact_base": base}
+        impacts, base, maxima, lo = np.zeros(0, np.float32), 0, np.zeros(0, np.float32), 0
+        if lay.name in SUM_LAYOUTS:
+            fields = [self.index.manifest.fields.index(f) for f in lay.weights]
+            lo = int(min(self._offsets[f, 0] for f in fields))
+            hi = int(max(self._offsets[f, -1] for f in fields))
+            if not lucene:
+                impacts, base = self._impacts(norms, fields)
+            maxima = self._maxima(norms, fields, lucene, impacts, lo, hi)
+        return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo}
 
-    def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> None:
-        """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs."""
+    def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> int:
+        """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs; returns
+        the postings the flat/multifield kernel read (0 for the others)."""
         ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
         q_ptr = ptr[lo : hi + 1]
         norms = setting["norms"]
@@ -386,12 +412,14 @@ class Searcher:
             topk.search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, float(k1),
                               self._offsets, self._docs, self._tfs, norms, *ranks, *out,
                               buf["acc"], buf["touched"], g["term_touched"], g["total"], *scratch)
-        elif lay.name == "multifield-max":
+            return 0
+        if lay.name == "multifield-max":
             g = self._group_buffers(2)
             topk.search_sum(q_ptr, c_field, c_term, c_weight, c_group, 2, True,
                             self._offsets, self._docs, self._tfs, norms, lucene, *ranks, *out,
                             g["groups"], g["total"], buf["touched"], *scratch)
-        else:
-            topk.search_sum1(q_ptr, c_field, c_term, c_weight, self._offsets, self._docs, self._tfs, norms,
-                             setting["impacts"], setting["impact_base"], lucene, *ranks, *out,
-                             buf["acc"], buf["touched"], *scratch)
+            return 0
+        return windowed.search_windowed(q_ptr, c_field, c_term, c_weight, self._offsets, self._docs, self._tfs, norms,
+                                        setting["impacts"], setting["impact_base"], lucene, setting["maxima"],
+                                        setting["maxima_base"], self.prune, windowed.LOOKUP_RATIO,
+                                        *ranks, *out, buf["wacc"], buf["wtouched"], buf["wbits"], *scratch)

@@ -1,4 +1,5 @@
-"""Compiled kernels: score accumulation over postings and top-k selection (numba, nogil).
+"""Compiled kernels: top-k selection, and the term-at-a-time kernels of the multi-group layouts
+(multifield-max, BM25F) (numba, nogil). The flat and multifield layouts use windowed.py.
 
 Term-at-a-time accumulation into a dense per-document buffer, remembering which documents were
 touched, then top-k selection over those documents only: a radix select and sort of one integer
@@ -20,9 +21,6 @@ import numpy as np
 _F32_ONE = np.float32(1.0)
 DIGIT_BITS = 11  # radix digit: 2,048 counters stay in L1
 N_BUCKETS = 1 << DIGIT_BITS
-
-
-
 @nb.njit(nogil=True, cache=True, inline="always")
 def _worse(s1, r1, s2, r2):
     return s1 < s2 or (s1 == s2 and r1 < r2)
@@ -232,61 +230,6 @@ def _emit(keys, n, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs, out_bits
         out_docs[j] = rank_to_doc[np.int64(key & rmask)]
         out_bits[j] = np.uint32(key >> rb)
     return m
-
-
-@nb.njit(nogil=True, cache=True)
-def search_sum1(q_ptr, c_field, c_term, c_weight, offsets, docs, tfs, norms, impacts, imp_base, lucene,
-                rank, rank_to_doc, rank_bits, k, out_docs, out_bits, out_n, acc, touched, sel, tmp, hist, cell):
-    """The common case (flat, multifield sum): accumulate each clause's postings into `acc`
-    (float64), then rank the touched documents; scores go out as float32 bits (`out_bits` views
-    the float32 output). `impacts[p - imp_base]` = tf/(tf + norm) per posting for the current
-    k1/b (default arithmetic); with `lucene`, Lucene's own float32 sequence from tf and 1/norm.
-    `touched` holds n_docs + 1 entries (a store lands one past the last document)."""
-    cell_bits = cell.view(np.uint32)
-    keys = touched.view(np.uint64)
-    n_docs = acc.shape[0]
-    for q in range(q_ptr.shape[0] - 1):
-        n = 0
-        postings = 0
-        for c in range(q_ptr[q], q_ptr[q + 1]):
-            postings += offsets[c_field[c], c_term[c] + 1] - offsets[c_field[c], c_term[c]]
-        # Few postings for the collection: nearly every posting is a first touch, a predictable
-        # branch. Many: first touches are a coin toss, and a store plus a counter advanced by the
-        # comparison wins (its dependency on the load only costs when the load misses the cache).
-        sparse = 4 * postings < n_docs
-        for c in range(q_ptr[q], q_ptr[q + 1]):
-            f = c_field[c]
-            t = c_term[c]
-            w = c_weight[c]
-            w32 = np.float32(w)
-            if lucene:
-                for p in range(offsets[f, t], offsets[f, t + 1]):
-                    d = np.int64(docs[p])
-                    s = w32 - w32 / (_F32_ONE + np.float32(tfs[p]) * norms[f, d])
-                    a = acc[d]
-                    if sparse:
-                        if a == 0.0:  # scores are > 0: zero marks a first touch
-                            touched[n] = d
-                            n += 1
-                    else:
-                        touched[n] = d
-                        n += a == 0.0
-                    acc[d] = a + np.float64(s)
-            else:
-                for p in range(offsets[f, t], offsets[f, t + 1]):
-                    d = np.int64(docs[p])
-                    a = acc[d]
-                    if sparse:
-                        if a == 0.0:
-                            touched[n] = d
-                            n += 1
-                    else:
-                        touched[n] = d
-                        n += a == 0.0
-                    acc[d] = a + w * impacts[p - imp_base]
-        out_n[q] = _rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, tmp, hist,
-                                 out_docs[q], out_bits[q], cell, cell_bits)
-    return 0
 
 
 @nb.njit(nogil=True, cache=True)
