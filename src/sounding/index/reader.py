@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SoundingError
+from .docids import DocIds
 from .format import ARRAYS, TEXT_FILES, Manifest, crc32_file, live_generation
 
 
@@ -50,8 +51,9 @@ class Index:
             raise SoundingError(f"index has no field {name!r} (fields: {', '.join(self.manifest.fields)})") from None
 
     @cached_property
-    def docids(self) -> list[str]:
-        return (self.folder / "docids.txt").read_text(encoding="utf-8").split("\n")
+    def docids(self) -> DocIds:
+        """Document ids in internal order, decoded on access (a list of strings costs ~70 B an id)."""
+        return DocIds.read(self.folder / "docids.txt")
 
     @cached_property
     def terms(self) -> list[str]:
