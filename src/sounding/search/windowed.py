@@ -25,8 +25,8 @@ import numpy as np
 from .bounds import BLOCK_SHIFT
 from .topk import N_BUCKETS, _cut_bucket, _emit, _f32_bits
 
-WINDOW = 1 << 15  # documents per window: a float64 accumulator of 256 KiB stays in L2
-LOOKUP_RATIO = 12  # binary searches beat reading postings when a list has this many per document
+WINDOW = 1 << 14  # documents per window: a float64 accumulator of 128 KiB stays in L2 (measured best of 8k–64k)
+LOOKUP_RATIO = 64  # look documents up (binary search) only when a list has this many postings per document: reading is ~1 ns a posting (measured)
 PRUNE_SLACK = 1.0 + 1e-9  # a float64 sum in another order may exceed the sum of bounds by a few ulps
 _F32_ONE = np.float32(1.0)
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -146,11 +146,21 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_field, c_weight
                     wacc[j] += _contribution(w, at, d, f, tfs, norms, impacts, imp_base, lucene)
         else:
             read += end - p
-            for at in range(p, end):
-                d = np.int64(docs[at])
-                j = d - start
-                if (wbits[j >> 6] >> np.uint64(j & 63)) & _ONE:
-                    wacc[j] += _contribution(w, at, d, f, tfs, norms, impacts, imp_base, lucene)
+            u_start = np.uint64(start)
+            if lucene:
+                fu = np.uint64(f)
+                w32 = np.float32(w)
+                for at in range(np.uint64(p), np.uint64(end)):
+                    d = np.uint64(docs[at])
+                    j = d - u_start
+                    if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
+                        wacc[j] += np.float64(w32 - w32 / (_F32_ONE + np.float32(tfs[at]) * norms[fu, d]))
+            else:
+                u_base = np.uint64(imp_base)
+                for at in range(np.uint64(p), np.uint64(end)):
+                    j = np.uint64(docs[at]) - u_start
+                    if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
+                        wacc[j] += w * impacts[at - u_base]
     return nt, read
 
 
@@ -210,16 +220,25 @@ def search_windowed(q_ptr, c_field, c_term, c_weight, offsets, docs, tfs, norms,
                 f = c_field[c]
                 w = c_weight[c]
                 w32 = np.float32(w)
-                for p in range(cursor[i], ends[i]):
-                    d = np.int64(docs[p])
-                    j = d - start
-                    a = wacc[j]
-                    wtouched[nt] = j
-                    nt += a == 0.0  # scores are > 0: zero marks a first touch
-                    if lucene:
-                        wacc[j] = a + np.float64(w32 - w32 / (_F32_ONE + np.float32(tfs[p]) * norms[f, d]))
-                    else:
-                        wacc[j] = a + w * impacts[p - imp_base]
+                # unsigned indices throughout: numba then emits no negative-index wraparound (−25% time)
+                u_start = np.uint64(start)
+                if lucene:
+                    fu = np.uint64(f)
+                    for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
+                        d = np.uint64(docs[p])
+                        j = d - u_start
+                        a = wacc[j]
+                        wtouched[np.uint64(nt)] = np.int64(j)
+                        nt += a == 0.0  # scores are > 0: zero marks a first touch
+                        wacc[j] = a + np.float64(w32 - w32 / (_F32_ONE + np.float32(tfs[p]) * norms[fu, d]))
+                else:
+                    u_base = np.uint64(imp_base)
+                    for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
+                        j = np.uint64(docs[p]) - u_start
+                        a = wacc[j]
+                        wtouched[np.uint64(nt)] = np.int64(j)
+                        nt += a == 0.0
+                        wacc[j] = a + w * impacts[p - u_base]
             if n_essential < n_cl and nt > 0:
                 nt, looked = _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_field, c_weight, docs, tfs, norms, impacts,
                                  imp_base, lucene, rest, theta, cursor, ends, wacc, wtouched, nt, wbits, cell, cell_bits)
