@@ -10,12 +10,17 @@ same float64 sum, so the same bits, as scoring every posting one clause at a tim
 
 Why MaxScore: complete scores give a true threshold θ, the k-th best score so far, early.
 Clauses are taken heaviest first; once the clauses left at the end of the list (the light,
-common terms, most of the postings) could together add less than θ (each term's largest
-impact, `bounds`), a document found only in them cannot reach the top k. Those clauses then
-only add to documents an earlier clause found (a bit test in an L1-sized bitmap, no new
-document, no random write). Float32 rounding keeps order, so comparisons are made on the float32
+common terms, most of the postings) could together add less than θ in this window (the largest
+score part of their postings there, from block maxima: bounds.py), a document found only in them
+cannot reach the top k. Those clauses then only add to documents an earlier clause found (a bit
+test in an L1-sized bitmap, or a binary search when such documents are rare), dropping those
+that can no longer reach θ. Float32 rounding keeps order, so comparisons are made on the float32
 bits that rank documents, and a bound is widened by PRUNE_SLACK for float64 summation order:
-the top k is exactly what scoring everything gives.
+the top k is exactly what scoring everything gives (tests/test_pruning.py).
+
+Measured (NQ-size synthetic, 1,000 queries, top 1000, 1 thread, a shared machine): every posting
+scored in windows ~430 QPS, with pruning ~660, with unsigned loop indices ~820; the collection-wide
+term-at-a-time kernel before it ~250–330.
 """
 from __future__ import annotations
 
@@ -25,8 +30,9 @@ import numpy as np
 from .bounds import BLOCK_SHIFT
 from .topk import N_BUCKETS, _cut_bucket, _emit, _f32_bits
 
-WINDOW = 1 << 14  # documents per window: a float64 accumulator of 128 KiB stays in L2 (measured best of 8k–64k)
-LOOKUP_RATIO = 64  # look documents up (binary search) only when a list has this many postings per document: reading is ~1 ns a posting (measured)
+WINDOW = 1 << 14  # documents per window: a 128 KiB float64 accumulator stays in L2 (best of 8k–64k, measured)
+LOOKUP_RATIO = 64  # binary-search a list only with this many of its postings per live document:
+#                    reading postings with a bit test costs ~1 ns each, a look-up far more (measured)
 PRUNE_SLACK = 1.0 + 1e-9  # a float64 sum in another order may exceed the sum of bounds by a few ulps
 _F32_ONE = np.float32(1.0)
 _LOW32 = np.uint64(0xFFFFFFFF)
