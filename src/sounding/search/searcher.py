@@ -147,6 +147,7 @@ class Searcher:
         self._local = threading.local()  # per-thread scratch buffers, reused across searches
         self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
         self.prune = True
+        self._last_setting: tuple = (None, None)  # (key, setting) of the last search
         self.postings_read = 0  # by the last search's flat/multifield kernel (read in full or looked up): a diagnostic
 
     # -- public -------------------------------------------------------------------------------
@@ -274,11 +275,11 @@ class Searcher:
     def _clauses(self, matches, lay: Layout, k1, b, lucene):
         """Per-query clause arrays (CSR): field, term, weight, group, and idf for bm25f (see clauses.py)."""
         fields = self.index.manifest.fields
+        setting = self._setting(lay, k1, b, lucene)
+        lay_fields, lay_weights = setting["lay_fields"], setting["lay_weights"]
         lens = np.fromiter((len(m) for m in matches), dtype=np.int64, count=len(matches))
-        terms = np.fromiter((t for m in matches for t, _ in m), dtype=np.int64, count=int(lens.sum()))
+        terms = np.fromiter((t for m in matches for t, _ in m), dtype=np.int64, count=sum(map(len, matches)))
         counts = np.fromiter((c for m in matches for _, c in m), dtype=np.float64, count=len(terms))
-        lay_fields = np.fromiter((fields.index(f) for f in lay.weights), dtype=np.int64, count=len(lay.weights))
-        lay_weights = np.fromiter(lay.weights.values(), dtype=np.float64, count=len(lay.weights))
         mode = clauses.BM25F if lay.name == "bm25f" else clauses.LUCENE if lucene else clauses.DEFAULT
         return clauses.build_clauses(lens, terms, counts, lay_fields, lay_weights, self._df, self._idf(lucene),
                                      fields.index("flat"), float(k1), mode, lay.name == "multifield-max",
@@ -385,7 +386,19 @@ class Searcher:
         return buf
 
     def _setting(self, lay: Layout, k1, b, lucene) -> dict:
-        """What the kernels need for one BM25 setting: norms, and impacts for the sum kernel."""
+        """What the kernels need for one BM25 setting: norms, impacts and block maxima for the sum
+        kernel, the layout's fields and weights. The last setting is kept: a query-at-a-time caller
+        repeats it, and rebuilding even the small parts cost ~20 µs a query."""
+        key = (lay.name, tuple(lay.weights.items()), tuple(sorted(lay.field_b.items())), float(k1), float(b), bool(lucene))
+        if self._last_setting[0] != key:
+            self._last_setting = (None, None)  # let the previous setting's arrays go before making these
+            self._last_setting = (key, self._make_setting(lay, k1, b, lucene))
+        return self._last_setting[1]
+
+    def _make_setting(self, lay: Layout, k1, b, lucene) -> dict:
+        fields = self.index.manifest.fields
+        lay_fields = np.array([fields.index(f) for f in lay.weights], dtype=np.int64)
+        lay_weights = np.array(list(lay.weights.values()), dtype=np.float64)
         norms = self._norms(lay, k1, b, lucene)
         impacts, base, maxima, lo = np.zeros(0, np.float32), 0, np.zeros(0, np.float32), 0
         if lay.name in SUM_LAYOUTS:
@@ -395,7 +408,8 @@ class Searcher:
             if not lucene:
                 impacts, base = self._impacts(norms, fields)
             maxima = self._maxima(norms, fields, lucene, impacts, lo, hi)
-        return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo}
+        return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo,
+                "lay_fields": lay_fields, "lay_weights": lay_weights}
 
     def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> int:
         """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs; returns
