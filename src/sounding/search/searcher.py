@@ -358,9 +358,9 @@ class Searcher:
         return cached[3]
 
     def _buffers(self, k: int) -> dict:
-        """This thread's scratch arrays, sized once per index and reused: allocating (and zeroing)
-        buffers the size of the collection per call dominated query-at-a-time search. The kernels
-        hand the accumulators back zeroed."""
+        """This thread's scratch arrays for the windowed kernel (one window's accumulator, touched
+        list and bitmap) and top-k selection, made once and reused: allocating and zeroing them per
+        call cost query-at-a-time search. The kernels hand them back zeroed."""
         buf = getattr(self._local, "buf", None)
         if buf is None:  # a window of WINDOW documents, or one holding a small collection whole
             w = max(64, min(windowed.WINDOW, -(-self.index.n_docs // 64) * 64))
