@@ -22,8 +22,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .errors import SoundingError
 from .eval import evaluate, trec_order
-
-Run = dict[str, dict[str, float]]
+from .types import Run
 
 DEFAULT_K_OUT = 1000
 

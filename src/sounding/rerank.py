@@ -27,8 +27,7 @@ import numpy as np
 
 from .errors import SoundingError
 from .eval import trec_order
-
-Run = dict[str, dict[str, float]]
+from .types import Run
 
 
 def pair_sha(query: str, doc: str) -> str:

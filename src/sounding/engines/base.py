@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..errors import SoundingError
-
-Run = dict[str, dict[str, float]]
+from ..types import Run
 
 
 @dataclass

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import SoundingError
+from ..types import Run
 from .settings import Setting
-
-Run = dict[str, dict[str, float]]
 
 ARMS: dict[str, str] = {
     "dense": "exact dense retrieval (default all-MiniLM-L6-v2)",
