@@ -7,6 +7,7 @@ from .analysis import DEFAULT_ANALYZER
 from .datasets import iter_corpus, load_dataset, load_queries
 from .errors import SoundingError
 from .index import BuildReport, build_index
+from .index.writer import estimate_bytes
 from .search import Results, Searcher
 
 
@@ -28,12 +29,13 @@ def index_dataset(name_or_dir: str | Path, out: str | Path, *, analyzer: str | N
     path = Path(name_or_dir)
     if path.is_file():  # a bare corpus file
         return build_index(iter_corpus(path), out, analyzer=analyzer or DEFAULT_ANALYZER, source=str(path),
-                           positions=positions, progress=progress, workers=workers)
+                           positions=positions, progress=progress, workers=workers, need_bytes=estimate_bytes(path))
     ds = load_dataset(name_or_dir, data_dir=data_dir)
     if ds.corpus_path is None:
         raise SoundingError(f"{ds.root}: no corpus file in this dataset folder")
     return build_index(iter_corpus(ds.corpus_path), out, analyzer=analyzer or default_analyzer(ds.language),
-                       source=str(ds.corpus_path), positions=positions, progress=progress, workers=workers)
+                       source=str(ds.corpus_path), positions=positions, progress=progress, workers=workers,
+                       need_bytes=estimate_bytes(ds.corpus_path))
 
 
 def search_queries_file(index: str | Path, queries: str | Path, *, layout: str = "flat", k1: float = 0.9,

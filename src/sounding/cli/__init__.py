@@ -20,6 +20,15 @@ def main(argv: list[str] | None = None) -> int:
         # escape: a message's own brackets (e.g. pip install -e '.[scale]') are text, not rich markup
         Console(stderr=True).print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         return 2
+    except OSError as e:  # a fault no command turned into a SoundingError: still one line
+        from ..io import os_error
+
+        Console(stderr=True).print(f"[red]error:[/red] {escape(str(os_error(e)))}", highlight=False, soft_wrap=True)
+        return 2
+    except MemoryError:
+        Console(stderr=True).print("[red]error:[/red] out of memory; ask for fewer hits or queries at a time, "
+                                   "or use a machine with more memory", highlight=False)
+        return 2
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except KeyboardInterrupt:

@@ -69,11 +69,26 @@ def search_cmd(
 ) -> None:
     """Search an index with BM25 and write a TREC run file."""
     from ..eval.trec import write_run
+    from ..io import check_output_file
     from ..pipeline import search_queries_file
 
+    check_output_file(run)  # before the search: a bad --run fails in a second
     results = search_queries_file(index, queries, layout=layout, k1=k1, b=b, hits=hits, threads=threads,
                                   lucene_norms=lucene_norms, title_weight=title_weight, proximity=proximity, typos=typos,
                                   anserini_ties=anserini_ties)
+    _notes(results)
     write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
     console.print(f"{len(results.qids):,} queries in {results.seconds:.2f} s "
                   f"({results.queries_per_second:,.0f} q/s) → {run}")
+
+
+def _notes(results) -> None:
+    """What the user should know about a search that did not do quite what was asked."""
+    st = results.settings
+    if "k_asked" in st:
+        console.print(f"[yellow]note:[/yellow] {st['k_asked']:,} hits asked for, but the index holds "
+                      f"{st['k']:,} documents: returning at most {st['k']:,} per query")
+    empty = st.get("empty_queries") or []
+    if empty:
+        console.print(f"[yellow]warning:[/yellow] {len(empty):,} of {len(results.qids):,} queries analyse to no "
+                      f"indexed term and get no hits (e.g. {', '.join(map(str, empty[:3]))})")

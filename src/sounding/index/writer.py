@@ -14,6 +14,7 @@ within each term, and the index bytes do not depend on the number of workers.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -30,6 +31,7 @@ import numpy as np
 
 from ..analysis import DEFAULT_ANALYZER, get_analyzer
 from ..errors import DataError, SoundingError
+from ..io import check_output_dir, os_error, writer_lock
 from .format import (
     FieldStats,
     Manifest,
@@ -64,6 +66,7 @@ def build_index(
     positions: bool = False,
     progress=None,
     workers: int | None = None,
+    need_bytes: int = 0,
 ) -> BuildReport:
     """Index `docs` (objects with .id, .title, .text and optionally .line) into the folder `out`.
 
@@ -71,27 +74,54 @@ def build_index(
     indexes without them pay nothing for the option.
     `workers`: analysis processes (default: the cores this process may use; 1 analyses inline).
     The index is the same, byte for byte, whatever the number.
-    The previous index at `out`, if any, stays live until the new one is complete.
+    The previous index at `out`, if any, stays live until the new one is complete; one process
+    writes an index at a time (a second one fails at once), and an OS fault (full disk, read-only
+    place) is a one-line `SoundingError` that leaves the previous index as it was.
+    `need_bytes`: the free space to insist on before starting (an estimate from the input size).
     `progress`, if given, is called with the number of documents indexed so far.
     """
     start = time.perf_counter()
     root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
-    _clean_partials(root)
-    name = next_generation_name(root)
-    partial = root / f"{name}.partial-{os.getpid()}"
-    partial.mkdir()
-    try:
-        manifest = _write(docs, partial, get_analyzer(analyzer), source, positions, progress, _n_workers(workers))
-        final = root / name
-        os.rename(partial, final)
-        commit_generation(root, final)
-    except BaseException:
-        _remove_tree(partial)
-        raise
-    size = sum(p.stat().st_size for p in final.iterdir())
+    analyze = get_analyzer(analyzer)  # an unknown analyzer fails before anything is written
+    check_output_dir(root, need_bytes=need_bytes)
+    with writer_lock(root, f"the index {root}"), _os_faults(root):
+        _clean_partials(root)
+        name = next_generation_name(root)
+        partial = root / f"{name}.partial-{os.getpid()}"
+        partial.mkdir()
+        try:
+            manifest = _write(docs, partial, analyze, source, positions, progress, _n_workers(workers))
+            final = root / name
+            os.rename(partial, final)
+            commit_generation(root, final)
+        except BaseException:
+            _remove_tree(partial)
+            raise
+        size = sum(p.stat().st_size for p in final.iterdir())
     return BuildReport(final.parent, manifest.n_docs, manifest.n_terms, time.perf_counter() - start, size,
                        manifest.empty_docs, manifest.docs_without_title)
+
+
+def estimate_bytes(corpus: str | Path) -> int:
+    """About the size an index of this corpus file takes: measured on BEIR sets at ~0.9 bytes of
+    index per byte of uncompressed JSON lines (gzip shrinks those ~3×)."""
+    p = Path(corpus)
+    try:
+        size = p.stat().st_size
+    except OSError:
+        return 0
+    return int(size * (3 if p.suffix == ".gz" else 1) * 0.9)
+
+
+@contextlib.contextmanager
+def _os_faults(root: Path):
+    """OS errors as one line: a fault while writing names the index folder, one while reading the
+    file that could not be read."""
+    try:
+        yield
+    except OSError as e:
+        inside = e.filename is not None and str(e.filename).startswith(str(root))
+        raise os_error(e, root if inside else e.filename, "write the index" if inside else "read") from None
 
 
 def _n_workers(workers: int | None) -> int:

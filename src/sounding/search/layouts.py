@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import validate
 from ..errors import SoundingError
 
 LAYOUTS = ("flat", "multifield", "multifield-max", "bm25f")
@@ -24,6 +25,9 @@ class Layout:
     @classmethod
     def named(cls, name: str, *, title_weight: float | None = None, text_weight: float = 1.0,
               field_b: dict[str, float] | None = None) -> "Layout":
+        if title_weight is not None:
+            title_weight = validate.weight("title weight", title_weight)
+        text_weight = validate.weight("text weight", text_weight)
         if name == "flat":
             return cls(name, {"flat": 1.0})
         if name in ("multifield", "multifield-max"):

@@ -14,6 +14,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..analysis import get_analyzer
+from .. import validate
 from ..errors import SoundingError
 from ..index import Index
 from . import bm25, bounds, clauses, topk, windowed
@@ -176,16 +177,27 @@ class Searcher:
         `anserini_ties` hands back what Pyserini writes: ties ordered by id ascending, Anserini's
         ScoreTiesAdjusterReranker and "%.6f" scores (with `lucene_norms`: Pyserini's run, exactly).
         """
+        # Checked here, before any compiled kernel sees them: a negative k1 or b outside [0, 1] can
+        # make the pruning bounds meaningless (endless loops), and a huge k allocates for hits that
+        # cannot exist.
+        k1, b = validate.bm25(k1, b)
+        k_asked = validate.integer("hits (k)", k)
+        k, capped = validate.hits(k_asked, self.index.n_docs)
+        threads = validate.threads(threads)
+        proximity = validate.weight("proximity weight", proximity)
+        window = validate.integer("proximity window", window)
+        typo_factor = validate.finite("typo factor", typo_factor, low=0.0, high=1.0)
         lay = layout if isinstance(layout, Layout) else Layout.named(layout, title_weight=title_weight)
         items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
-        if k < 1:
-            raise SoundingError("k (hits per query) must be at least 1")
         if lucene_norms and lay.name == "bm25f":
             raise SoundingError("lucene_norms applies to Lucene's BM25 layouts (flat, multifield, multifield-max), not bm25f")
         if proximity and self.index.positions is None:
             raise SoundingError(f"{self.index.root}: proximity needs positions; rebuild with `sounding index --positions`")
-        if any(w < 0 for w in lay.weights.values()):
-            raise SoundingError(f"field weights must be ≥ 0 (got {lay.weights})")
+        for name, w in lay.weights.items():
+            validate.weight(f"{name} weight", w)
+        for name, fb in lay.field_b.items():
+            if fb is not None:
+                validate.finite(f"{name} b", fb, low=0.0, high=1.0)
         setting = self._setting(lay, k1, b, lucene_norms)  # norms and impacts: outside the timing
         self._compile(lay, k1, lucene_norms, setting, k)
         if typos:
@@ -213,6 +225,9 @@ class Searcher:
         seconds = time.perf_counter() - start
         settings = dict(layout=lay.name, k1=k1, b=b, k=k, lucene_norms=lucene_norms, weights=lay.weights,
                         proximity=proximity, window=window, typos=typos, anserini_ties=anserini_ties)
+        if capped:
+            settings["k_asked"] = k_asked  # more hits than documents were asked for: k is the collection size
+        settings["empty_queries"] = [q for (q, _), m in zip(items, matches) if not m]
         return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings)
 
     # -- internals ----------------------------------------------------------------------------

@@ -1,0 +1,153 @@
+"""Files on disk, safely: atomic writes, OS errors as one-line user errors, output checks made before
+the work starts, and one writer at a time per output folder.
+
+* `atomic_write(path, data)`: a temp file beside `path`, then `os.replace` — readers see the old
+  file or the whole new one, never half; a failed write leaves no temp file behind.
+* `os_error(e, path)`: an `OSError` as a `SoundingError` naming the path and what went wrong
+  ("No space left on device", "Read-only file system", …).
+* `check_output_file(path)` / `check_output_dir(path)`: can this be written? Asked before a long
+  search or build, so a bad `--run` or `--out` fails in a second, not after the work.
+* `writer_lock(folder)`: an advisory lock (`fcntl.flock`) held while a process writes an index or
+  an experiment folder; a second writer fails at once, naming the first one's pid. Readers take no
+  lock: they read committed generations and whole files only.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+from .errors import SoundingError
+
+LOCK_FILE = ".sounding-writer.lock"
+
+
+def os_error(e: OSError, path: str | Path | None = None, doing: str = "") -> SoundingError:
+    """A one-line error for an OS fault on `path` (or the path the error names)."""
+    where = path if path is not None else (e.filename or "")
+    what = e.strerror or (errno.errorcode.get(e.errno, "") if e.errno else "") or str(e)
+    hint = {errno.ENOSPC: "; free some space or choose another place",
+            errno.EROFS: "; choose a writable place", errno.EACCES: "; check the permissions",
+            errno.EDQUOT: "; free some space or choose another place"}.get(e.errno or 0, "")
+    return SoundingError(f"{where}: {'cannot ' + doing + ': ' if doing else ''}{what}{hint}")
+
+
+@contextlib.contextmanager
+def os_errors(path: str | Path | None = None, doing: str = "") -> Iterator[None]:
+    """Turn OS errors raised inside the block into one-line `SoundingError`s."""
+    try:
+        yield
+    except OSError as e:
+        raise os_error(e, path if path is not None else e.filename, doing) from None
+
+
+def temp_path(path: Path) -> Path:
+    """The temp file a write of `path` goes through (hidden, beside it, one per process)."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+
+
+def atomic_write(path: str | Path, data: bytes | str) -> Path:
+    """Write `data` to `path` via a temp file and rename; on failure nothing is left behind."""
+    path = Path(path)
+    tmp = temp_path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise os_error(e, path, "write") from None
+    return path
+
+
+def atomic_write_json(path: str | Path, data) -> Path:
+    return atomic_write(path, json.dumps(data, indent=1) + "\n")
+
+
+def _first_existing(path: Path) -> Path:
+    p = path
+    while not p.exists():
+        if p.parent == p:
+            break
+        if p.is_symlink():
+            break
+        p = p.parent
+    return p
+
+
+def check_output_dir(path: str | Path, *, need_bytes: int = 0) -> Path:
+    """Make sure `path` is (or can become) a writable folder with room for about `need_bytes`."""
+    path = Path(path)
+    base = _first_existing(path)
+    if base.exists() and not base.is_dir():
+        raise SoundingError(f"{path}: cannot write here: {base} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".sounding-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise os_error(e, path, "write") from None
+    if need_bytes:
+        free = shutil.disk_usage(path).free
+        if free < need_bytes:
+            raise SoundingError(f"{path}: not enough free space: needs about {_size(need_bytes)}, "
+                                f"{_size(free)} free; free some space or choose another place")
+    return path
+
+
+def check_output_file(path: str | Path) -> Path:
+    """Make sure the file `path` can be written (its folder exists or can be made, and is writable)."""
+    path = Path(path)
+    if path.is_dir():
+        raise SoundingError(f"{path}: is a folder; give a file path")
+    check_output_dir(path.parent)
+    return path
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    return f"{n} bytes"  # pragma: no cover
+
+
+@contextlib.contextmanager
+def writer_lock(folder: str | Path, what: str = "") -> Iterator[None]:
+    """Hold `folder`'s writer lock for the block; fail at once if another process holds it.
+
+    Hand-written on `fcntl.flock` rather than `filelock`: filelock truncates the lock file on every
+    attempt, so the file could not tell a second writer which process holds the lock. The kernel
+    drops a flock when its holder dies (kill -9 included): a stale lock file blocks nobody."""
+    import fcntl
+
+    folder = Path(folder)
+    check_output_dir(folder)
+    lock = folder / LOCK_FILE
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise os_error(e, lock, "lock") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            raise SoundingError(f"another sounding process is writing {what or folder} (pid {holder}); "
+                                f"wait for it to finish") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+__all__ = ["LOCK_FILE", "atomic_write", "atomic_write_json", "check_output_dir", "check_output_file",
+           "os_error", "os_errors", "temp_path", "writer_lock"]
