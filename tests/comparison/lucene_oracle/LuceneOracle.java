@@ -1,9 +1,10 @@
-// Lucene analysis oracle for Sounding's `english-lucene` analyzer.
+// Lucene analysis oracle for Sounding's `english-lucene` analyzer and the Mr. TyDi analyzers.
 //
-// Runs Lucene's own code from the Anserini fatjar that Pyserini bundles; nothing here is built or
-// committed as a binary. Run it as a single-file source program (Java >= 21):
+// Runs Lucene's own code from the Anserini fatjar that Pyserini bundles (or, for Nori, Lucene 8
+// jars); nothing here is built or committed as a binary. Run it as a single-file source program
+// (Java >= 21):
 //
-//   java -cp anserini-X-fatjar.jar LuceneOracle.java MODE < input > output
+//   java -cp anserini-X-fatjar.jar LuceneOracle.java MODE [LANG] < input > output
 //
 // MODE is one of
 //   analyze   each input line is one text; prints the terms of Anserini's
@@ -14,7 +15,14 @@
 //   tables    no input; prints the StandardTokenizerImpl DFA (JFlex scanner tables) as text:
 //             `cmap START END CLASS` ranges over all code points, then `action`, `attribute`,
 //             `rowmap` and `trans` arrays, then `buffer 255`.
+//   lang L    each input line is one text; prints the terms of the analyzer Anserini indexes and
+//             searches Mr. TyDi language L with: AnalyzerMap.getLanguageSpecificAnalyzer(L) for the
+//             languages it maps, DefaultEnglishAnalyzer for `en`, WhitespaceAnalyzer for `sw`
+//             (IndexCollection's fall-through), and Lucene's KoreanAnalyzer (Nori) for `ko-nori`
+//             (run that one with Lucene's core, analyzers-common and nori jars on the class path).
 //   version   prints Lucene's version.
+//
+// Analyzers are created by reflection so that the file also compiles without Anserini's classes.
 //
 // Text lines are escaped so that any Java string survives a line-based UTF-8 protocol: `\\`, `\n`,
 // `\r`, `\t` and backslash-u plus 4 hex digits (for lone surrogates). Output terms use the same escapes.
@@ -27,6 +35,7 @@ import java.io.StringReader;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Arrays;
 
 import org.apache.lucene.analysis.Analyzer;
@@ -81,6 +90,30 @@ public class LuceneOracle {
         return new TokenStreamComponents(source, source);
       }
     };
+  }
+
+  static Analyzer newInstance(String className) throws Exception {
+    return (Analyzer) Class.forName(className).getDeclaredConstructor().newInstance();
+  }
+
+  static Analyzer anserini(String method, String arg) throws Exception {
+    Class<?> c = Class.forName(method.substring(0, method.lastIndexOf('.')));
+    String name = method.substring(method.lastIndexOf('.') + 1);
+    if (arg == null) return (Analyzer) c.getMethod(name).invoke(null);
+    return (Analyzer) c.getMethod(name, String.class).invoke(null, arg);
+  }
+
+  static Analyzer language(String lang) throws Exception {
+    switch (lang) {
+      case "en": return anserini("io.anserini.analysis.DefaultEnglishAnalyzer.newDefaultInstance", null);
+      case "sw": return newInstance("org.apache.lucene.analysis.core.WhitespaceAnalyzer");
+      case "ko-nori": return newInstance("org.apache.lucene.analysis.ko.KoreanAnalyzer");
+      default:
+        @SuppressWarnings("unchecked")
+        Map<String, String> map = (Map<String, String>) Class.forName("io.anserini.analysis.AnalyzerMap").getField("analyzerMap").get(null);
+        if (!map.containsKey(lang)) throw new IllegalArgumentException("AnalyzerMap has no " + lang);
+        return anserini("io.anserini.analysis.AnalyzerMap.getLanguageSpecificAnalyzer", lang);
+    }
   }
 
   static Analyzer porterOnly() {
@@ -153,7 +186,10 @@ public class LuceneOracle {
     String mode = args.length > 0 ? args[0] : "analyze";
     switch (mode) {
       case "analyze":
-        run(io.anserini.analysis.DefaultEnglishAnalyzer.newDefaultInstance());
+        run(language("en"));
+        break;
+      case "lang":
+        run(language(args[1]));
         break;
       case "tokenize":
         run(tokenizerOnly());
@@ -168,7 +204,7 @@ public class LuceneOracle {
         System.out.println(org.apache.lucene.util.Version.LATEST);
         break;
       default:
-        System.err.println("unknown mode " + mode + "; use analyze, tokenize, porter, tables or version");
+        System.err.println("unknown mode " + mode + "; use analyze, tokenize, porter, lang L, tables or version");
         System.exit(2);
     }
   }

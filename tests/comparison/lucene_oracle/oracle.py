@@ -97,7 +97,8 @@ def unescape(s: str) -> str:
 
 
 def run_oracle(jar: str, mode: str, lines: list[str], java: str | None = None) -> list[list[str]]:
-    """Lucene's output for each input text (mode analyze|tokenize|porter): a list of terms each."""
+    """Lucene's output for each input text (mode analyze|tokenize|porter|"lang L"): a list of terms
+    each. `jar` is a class path (one jar, or several joined by os.pathsep)."""
     java = java or find_java()
     if java is None:
         raise SystemExit("no Java >= 21 found (set JAVA_HOME)")
@@ -107,7 +108,7 @@ def run_oracle(jar: str, mode: str, lines: list[str], java: str | None = None) -
             for line in lines:
                 f.write(escape(line) + "\n")
         with open(inp, "rb") as f:
-            res = subprocess.run([java, "-cp", jar, str(JAVA_SOURCE), mode], stdin=f, capture_output=True, check=False)
+            res = subprocess.run([java, "-cp", jar, str(JAVA_SOURCE), *mode.split()], stdin=f, capture_output=True, check=False)
     if res.returncode != 0:
         raise SystemExit(f"oracle failed ({res.returncode}):\n{res.stderr.decode('utf-8', 'replace')}")
     out = res.stdout.decode("utf-8").split("\n")  # not splitlines(): U+2028 etc. may occur in terms
