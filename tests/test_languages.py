@@ -271,6 +271,14 @@ def test_snowball_chains_stop_then_stem():
     assert ru("и в не") == []
 
 
+def test_finnish_is_lucenes_snowball_2_finnish():
+    # Lucene 9.9.1's FinnishAnalyzer, from the oracle: Snowball 2.x keeps the h + vowel + n words
+    # that Snowball 3 (PyStemmer 3) shortens to vanh, steph, pytho, usa:h
+    fi = get_analyzer("finnish")
+    text = "Vanhin Stephen Python USA:han talossa Helsingissä kirjoittaa taloihin pojallehan"
+    assert fi(text) == ["vanhin", "stephen", "python", "usa:han", "talo", "helsing", "kirjoit", "talo", "poja"]
+
+
 def test_swahili_is_lucene_whitespace_analyzer():
     sw = get_analyzer("swahili")
     assert sw("Je,Sarah Wayne Callies ana mume?") == ["Je,Sarah", "Wayne", "Callies", "ana", "mume?"]
