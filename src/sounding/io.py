@@ -17,6 +17,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Iterator
@@ -68,6 +69,29 @@ def atomic_write(path: str | Path, data: bytes | str) -> Path:
 
 def atomic_write_json(path: str | Path, data) -> Path:
     return atomic_write(path, json.dumps(data, indent=1) + "\n")
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` still runs (a temp file named after a dead one is left over)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+_PID = re.compile(r"(?:tmp-|partial-)(\d+)$|\.(\d+)\.tmp$")
+
+
+def remove_stale(folder: Path, pattern: str) -> None:
+    """Remove the temp files and folders matching `pattern` (named …tmp-<pid>, …partial-<pid> or
+    ….<pid>.tmp) whose process is gone: what a killed writer left behind."""
+    for p in Path(folder).glob(pattern):
+        m = _PID.search(p.name)
+        if m and not pid_alive(int(m.group(1) or m.group(2))):
+            shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
 
 
 def _first_existing(path: Path) -> Path:
@@ -150,4 +174,4 @@ def writer_lock(folder: str | Path, what: str = "") -> Iterator[None]:
 
 
 __all__ = ["LOCK_FILE", "atomic_write", "atomic_write_json", "check_output_dir", "check_output_file",
-           "os_error", "os_errors", "temp_path", "writer_lock"]
+           "os_error", "os_errors", "pid_alive", "remove_stale", "temp_path", "writer_lock"]

@@ -73,6 +73,7 @@ def fetch_cmd(
     from_: Optional[Path] = typer.Option(None, "--from", help="Import a local zip/tarball or folder instead."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Look here first (flat or beir/… layout)."),
     home: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache folder (default $SOUNDING_HOME)."),
+    unverified: bool = typer.Option(False, "--unverified-data", help="With --from: import an archive whose checksum differs from the registry's."),
 ) -> None:
     """Download a dataset into the cache (resumable, checksum-verified), or import a local copy with --from."""
     from ..datasets import fetch, find_local, get_info
@@ -94,7 +95,7 @@ def fetch_cmd(
     with _progress_bar(err) as bar:
         task = bar.add_task(info.name, total=info.size) if bar else None
         progress = (lambda done, total: bar.update(task, completed=done, total=total)) if bar else None
-        path = fetch(info, source=from_, home=home, progress=progress)
+        path = fetch(info, source=from_, home=home, progress=progress, unverified=unverified)
     manifest = path / MANIFEST
     if from_ is None and manifest.is_file() and not (info.md5 or info.sha256):
         sha = json.loads(manifest.read_text()).get("sha256")

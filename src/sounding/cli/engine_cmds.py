@@ -22,6 +22,7 @@ def index_cmd(
     shards: int = typer.Option(None, "--shards", min=1, help="build N shards with merged statistics (see shard-index)"),
     ray: str = typer.Option(None, "--ray", help="with --shards: build the shards as Ray tasks (local, auto or an address)"),
     workers: int = typer.Option(None, "--workers", min=1, help="analysis processes (default: all cores; the index is the same)"),
+    unverified_data: bool = typer.Option(False, "--unverified-data", help="index a dataset copy whose counts differ from the registry's"),
 ) -> None:
     """Build a BM25 index (title, text and flat fields) from a corpus."""
     from ..pipeline import index_dataset
@@ -40,6 +41,7 @@ def index_cmd(
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("indexing", total=None)
         report = index_dataset(dataset, out, analyzer=analyzer, data_dir=data_dir, positions=positions, workers=workers,
+                               unverified=unverified_data,
                                progress=lambda n: bar.update(task, completed=n, description=f"indexed {n:,} docs"))
     console.print(
         f"indexed {report.n_docs:,} documents, {report.n_terms:,} terms in {report.seconds:.1f} s "

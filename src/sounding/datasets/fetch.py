@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import tarfile
-import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -27,6 +26,7 @@ import platformdirs
 
 from .. import __version__
 from ..errors import SoundingError
+from ..io import remove_stale
 from .beir import is_beir
 from .loader import check_counts
 from .mrtydi import is_mrtydi
@@ -64,6 +64,9 @@ def find_local(info: DatasetInfo, *, data_dir: str | Path | None = None, home: s
     bases = [Path(data_dir).expanduser()] if data_dir else []
     env = os.environ.get("SOUNDING_DATA")
     bases += [Path(p).expanduser() for p in env.split(os.pathsep) if p] if env else []
+    for base in bases[1 if data_dir else 0:]:
+        if not base.is_dir():  # a typo here would otherwise send the user to download
+            raise SoundingError(f"SOUNDING_DATA names {base}, which is not a folder; fix or unset it")
     for base in bases:
         for cand in _candidates(base, info):
             if cand.is_dir():
@@ -243,18 +246,25 @@ def _install(payload: Path, target: Path) -> None:
 
 
 def _temp_beside(target: Path) -> Path:
+    """A fresh work folder beside `target`, named after this process; those of killed processes go."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    remove_stale(target.parent, f".{target.name}.tmp-*")
+    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    return tmp
 
 
 def fetch(name: str | DatasetInfo, *, source: str | Path | None = None, home: str | Path | None = None,
-          progress: Progress | None = None, timeout: float | None = None) -> Path:
-    """Put a dataset in the cache (download and verify it, or import `source`) and return its folder."""
+          progress: Progress | None = None, timeout: float | None = None, unverified: bool = False) -> Path:
+    """Put a dataset in the cache (download and verify it, or import `source`) and return its folder.
+    `unverified`: import a `source` archive whose checksum differs from the registry's (its manifest
+    then says so)."""
     info = name if isinstance(name, DatasetInfo) else get_info(name)
     home = cache_home(home)
     target = home / info.cache_subpath
     if source is not None:
-        return import_local(info, source, home=home)
+        return import_local(info, source, home=home, unverified=unverified)
     if _installed(target, info):
         return target
     if info.parent:  # a cqadupstack forum: fetch the whole bundle, the forum is inside
@@ -283,11 +293,24 @@ def fetch(name: str | DatasetInfo, *, source: str | Path | None = None, home: st
     return target
 
 
-def import_local(info: DatasetInfo, source: str | Path, *, home: str | Path | None = None) -> Path:
-    """Copy a local zip/tarball or folder into the cache after checking its counts against the registry."""
+def import_local(info: DatasetInfo, source: str | Path, *, home: str | Path | None = None,
+                 unverified: bool = False) -> Path:
+    """Copy a local zip/tarball or folder into the cache after checking it against the registry: an
+    archive must have the registry's checksum where one is published (unless `unverified`), and
+    every copy must have its counts."""
     source = Path(source).expanduser()
     if not source.exists():
         raise SoundingError(f"--from {source}: no such file or folder")
+    hashes = file_hashes(source) if source.is_file() else (None, None)
+    bad = [f"{kind} expected {want}, found {got}" for kind, want, got in
+           (("md5", info.md5, hashes[0]), ("sha256", info.sha256, hashes[1])) if source.is_file() and want and want != got]
+    if bad and not unverified:
+        raise SoundingError(f"--from {source} is not the registry's {info.name} archive: {'; '.join(bad)}. "
+                            f"Nothing was added to the cache; pass --unverified-data to import it anyway")
+    if not source.is_file() or not (info.md5 or info.sha256):
+        verified = "counts"
+    else:
+        verified = "unverified: checksum differs, counts match" if bad else "checksum+counts"
     target = cache_home(home) / info.cache_subpath
     if _installed(target, info):
         raise SoundingError(f"{info.name} is already in the cache at {target}; remove that folder to re-import")
@@ -305,8 +328,8 @@ def import_local(info: DatasetInfo, source: str | Path, *, home: str | Path | No
         if problems:
             raise SoundingError(f"--from {source} does not match the registry's {info.name}: "
                                 f"{'; '.join(problems)}. Nothing was added to the cache")
-        md5, sha = file_hashes(source) if source.is_file() else (None, None)
-        _write_manifest(payload, info, source=str(source.resolve()), md5=md5, sha256=sha, verified="counts")
+        md5, sha = hashes
+        _write_manifest(payload, info, source=str(source.resolve()), md5=md5, sha256=sha, verified=verified)
         _install(payload, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

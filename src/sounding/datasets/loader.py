@@ -1,6 +1,9 @@
 """Dataset-level loading: one split's judged queries and qrels, plus a path to stream the corpus."""
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +24,7 @@ class Dataset:
     language: str
     split: str
     info: DatasetInfo | None = None
+    verified: bool = True  # False: the counts differ from the registry's and the user chose to go on
 
     def corpus(self) -> Iterator[Document]:
         """Stream the documents; a clear error when this copy has no corpus (e.g. Mr. TyDi topics only)."""
@@ -75,8 +79,15 @@ def load_split(root: Path, split: str = "test", info: DatasetInfo | None = None)
     return Dataset(name, root, files.corpus, queries, qrels, lang, split, info)
 
 
-def load_dataset(name_or_dir: str | Path, *, split: str = "test", data_dir: str | Path | None = None) -> Dataset:
-    """Load `split` of a registry dataset (found locally or fetched) or of a folder in BEIR/Mr. TyDi layout."""
+def load_dataset(name_or_dir: str | Path, *, split: str = "test", data_dir: str | Path | None = None,
+                 unverified: bool = False) -> Dataset:
+    """Load `split` of a registry dataset (found locally or fetched) or of a folder in BEIR/Mr. TyDi layout.
+
+    A registry dataset found by name (in `data_dir`, $SOUNDING_DATA or the cache) is checked against
+    the registry's counts before it is trusted: a mismatch is an error saying what was expected and
+    found, unless `unverified`. A folder given by path whose place names a registry dataset (e.g.
+    …/beir/scifact) is checked too, and a mismatch only marks it: either way the dataset then has
+    `verified=False`, and every result computed from it says so."""
     from .fetch import resolve  # fetch imports this module for count checks
 
     info = None if Path(name_or_dir).is_dir() else REGISTRY.get(str(name_or_dir))
@@ -85,7 +96,37 @@ def load_dataset(name_or_dir: str | Path, *, split: str = "test", data_dir: str 
         raise SoundingError(f"{info.name} is a bundle of {len(kids)} sub-forums; load one of them "
                             f"({', '.join(kids[:3])}, …) and average the per-forum means")
     root = resolve(name_or_dir, data_dir=data_dir)
-    return load_split(root, split, info or info_for_folder(root))
+    by_name, info = info is not None, info or info_for_folder(root)
+    problems = verify_counts(root, info) if info is not None else []
+    if problems and by_name and not unverified:
+        raise SoundingError(f"{root} does not hold the registry's {info.name}: {'; '.join(problems)}. "
+                            f"Point Sounding at the right copy, or pass --unverified-data to use it anyway "
+                            f"(results are then marked unverified)")
+    ds = load_split(root, split, info)
+    ds.verified = not problems
+    return ds
+
+
+def verify_counts(root: Path, info: DatasetInfo) -> list[str]:
+    """`check_counts`, remembered per folder state (every file's size and mtime) in the cache, so
+    that a folder already found right is not read again until one of its files changes."""
+    from .fetch import cache_home
+
+    try:
+        files = sorted(p for p in root.rglob("*") if p.is_file())
+        state = hashlib.sha256(json.dumps([info.name] + [
+            [str(p.relative_to(root)), (st := p.stat()).st_size, st.st_mtime_ns] for p in files]).encode()).hexdigest()
+    except OSError:
+        state = None
+    memo = cache_home() / "verified"
+    if state and (memo / state).is_file():
+        return []
+    problems = check_counts(root, info)
+    if state and not problems:
+        with contextlib.suppress(OSError):  # a read-only cache only costs a recount next time
+            memo.mkdir(parents=True, exist_ok=True)
+            (memo / state).write_text(f"{info.name}\t{root}\n")
+    return problems
 
 
 def count(root: Path, info: DatasetInfo | None = None, *, docs: bool = True) -> dict[str, int]:

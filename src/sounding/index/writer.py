@@ -31,7 +31,7 @@ import numpy as np
 
 from ..analysis import DEFAULT_ANALYZER, get_analyzer
 from ..errors import DataError, SoundingError
-from ..io import check_output_dir, os_error, writer_lock
+from ..io import check_output_dir, os_error, remove_stale, writer_lock
 from .format import (
     FieldStats,
     Manifest,
@@ -395,17 +395,5 @@ def _byte_order_rank(docids: list[str]) -> np.ndarray:
 
 def _clean_partials(root: Path) -> None:
     """Remove folders left by builds that were killed (their process is gone)."""
-    for p in root.glob("gen-*.partial-*"):
-        pid = p.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)):
-            _remove_tree(p)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    remove_stale(root, "gen-*.partial-*")
+    remove_stale(root, "CURRENT.tmp-*")
