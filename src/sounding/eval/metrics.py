@@ -16,6 +16,14 @@ Semantics (trec_eval -c; ARCHITECTURE.md, "Exact definitions"):
   missing from the run scores 0; run queries without judgements are ignored. A query whose judgements
   are all grade 0 scores 0 on every measure except judged@k (pytrec_eval does the same);
 - judged@k (ir_measures' Judged@k): judged hits in the top k / min(k, hits retrieved), 0 with no hits;
+- nDCG'@k (trec_eval -J -m ndcg_cut.k; Sakai's condensed list): the hits without a judgement of grade >= 0
+  are removed (a negative grade is trec_eval's "in the pool, not judged": removed too), the rest keep their
+  order and are ranked again from 1; then nDCG@k as above, with the same ideal DCG. Every hit can move up,
+  so nDCG' resolves ties over the whole ranking;
+- bpref (trec_eval -m bpref; Buckley & Voorhees 2004): R = judgements with grade > 0, N = judgements with
+  grade 0. Walking the hits in rank order, skipping those without a judgement of grade >= 0, each relevant
+  hit adds 1 - min(n, R) / min(N, R), where n counts the grade-0 hits above it (it adds 1 when n = 0); the
+  sum is divided by R (0 when R = 0). No cutoff: the whole ranking counts;
 - remove_self_hits: drop the hit whose docid equals the qid before ranking (BEIR's ignore_identical_ids).
 """
 from __future__ import annotations
@@ -82,6 +90,27 @@ def _ranks(qid: str, judgements: Mapping[str, int], hits: Mapping[str, float], r
     return ranks, [judgements[d] for d in found], n
 
 
+_WHOLE_RANKING = {"nDCG'", "bpref"}  # measures of the judged-only list: any judged hit may count, whatever its rank
+
+
+def _judged_only_grades(ranks, grades) -> list[int]:
+    """Grades of the judged-only (condensed) list, in rank order: the hits judged with a grade >= 0."""
+    return [g for _, g in sorted((r, g) for r, g in zip(ranks, grades) if g >= 0)]
+
+
+def _bpref(condensed: list[int], num_rel: int, num_nonrel: int) -> float:
+    """trec_eval's bpref over the condensed grades (m_bpref.c, relevance level 1), summed in the same order."""
+    if not num_rel:
+        return 0.0
+    total, nonrel_above = 0.0, 0
+    for g in condensed:
+        if g > 0:
+            total += 1.0 - min(nonrel_above, num_rel) / min(num_nonrel, num_rel) if nonrel_above else 1.0
+        else:
+            nonrel_above += 1
+    return total / num_rel
+
+
 def _query_values(measures: list[Measure], judgements: Mapping[str, int], ranks, grades, n: int) -> list[float]:
     # plain Python: a query has few judged hits, and numpy costs more than it saves on lists this short
     rel = sorted((r, g) for r, g in zip(ranks, grades) if g > 0)
@@ -91,14 +120,24 @@ def _query_values(measures: list[Measure], judgements: Mapping[str, int], ranks,
     ideal = sorted((g for g in judgements.values() if g > 0), reverse=True)
     num_rel = len(ideal)
     judged_ranks = sorted(ranks)
+    condensed = _judged_only_grades(ranks, grades) if any(m.name in _WHOLE_RANKING for m in measures) else []
+    cond_rel = [(i, g) for i, g in enumerate(condensed, 1) if g > 0]  # (rank in the judged-only list, grade)
+    cond_ranks = [i for i, _ in cond_rel]
+    cum_cond_dcg = list(accumulate(g / math.log2(i + 1) for i, g in cond_rel))
     out = []
     for m in measures:
         k = m.k
         c = len(rel_ranks) if k is None else bisect_right(rel_ranks, k)  # relevant hits in the top k
-        if m.name == "nDCG":
+        if m.name in ("nDCG", "nDCG'"):
             cut = num_rel if k is None else min(k, num_rel)
             idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:cut]))  # in rank order, as trec_eval
-            v = cum_dcg[c - 1] / idcg if c and idcg > 0 else 0.0
+            if m.name == "nDCG'":  # the same on the judged-only list
+                c = len(cond_ranks) if k is None else bisect_right(cond_ranks, k)
+                v = cum_cond_dcg[c - 1] / idcg if c and idcg > 0 else 0.0
+            else:
+                v = cum_dcg[c - 1] / idcg if c and idcg > 0 else 0.0
+        elif m.name == "bpref":
+            v = _bpref(condensed, num_rel, sum(1 for g in judgements.values() if g == 0))
         elif m.name == "R":
             v = c / num_rel if num_rel else 0.0
         elif m.name == "P":
@@ -125,7 +164,7 @@ def per_query_arrays(
     qids = judged_qids(qrels)
     if not qids:
         raise SoundingError("the qrels hold no judged queries")
-    horizon = math.inf if any(m.k is None for m in ms) else max(m.k for m in ms)
+    horizon = math.inf if any(m.k is None or m.name in _WHOLE_RANKING for m in ms) else max(m.k for m in ms)
     table = np.zeros((len(qids), len(ms)))  # a judged query missing from the run keeps its zeros
     for i, qid in enumerate(qids):
         hits = run.get(qid)

@@ -1,0 +1,253 @@
+"""Pool-bias measures: nDCG'@k (judged-only list, trec_eval -J) and bpref, by hand and against trec_eval.
+
+Three references:
+- hand-computed cases, which always run;
+- pytrec_eval (trec_eval's C code in-process, full double precision), which always runs: every value to 1e-12;
+- a trec_eval 10 binary, from $SOUNDING_TREC_EVAL or `trec_eval` on PATH (skipped, saying so, without one):
+  `-q -c -J -m ndcg_cut.1,2,3,5,10 -m ndcg` and `-q -c -m bpref`, per query. A stock build prints 4
+  decimals, so its values can only be matched to half a unit of the 4th decimal; a build that prints full
+  precision (`%.17g` instead of `%6.4f` in meas_print_single.c) is matched to 1e-12. The tolerance follows
+  from what the binary prints.
+"""
+import functools
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+from functools import cmp_to_key
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sounding.errors import SoundingError
+from sounding.eval import evaluate, parse_measure, per_query_arrays
+
+CUTS = (1, 2, 3, 5, 10)
+DOCS = ["a", "b", "c", "d", "e", "f", "g", "9", "10", "100", "x1", "x2", "y", "q1", "q2"]
+
+
+def ranked(docids):
+    """A run for one query that ranks `docids` in the given order (distinct, descending scores)."""
+    return {d: float(len(docids) - i) for i, d in enumerate(docids)}
+
+
+# ------------------------------------------------------------------------------------------- by hand
+
+
+def test_judged_only_list_drops_unjudged_and_negative_hits_then_ranks_again():
+    # ranking x b n a y c; x and y unjudged, n graded -1 (in the pool, not judged): judged-only list b a c
+    qrels = {"q": {"a": 1, "b": 0, "c": 2, "n": -1}}
+    run = {"q": ranked(["x", "b", "n", "a", "y", "c"])}
+    idcg = 2 + 1 / math.log2(3)
+    r = evaluate(qrels, run, ["nDCG'@10", "nDCG'@1", "nDCG'@2", "nDCG'", "nDCG@10"])
+    assert r["nDCG'@10"] == pytest.approx((1 / math.log2(3) + 2 / math.log2(4)) / idcg, abs=1e-12)
+    assert r["nDCG'"] == r["nDCG'@10"]
+    assert r["nDCG'@1"] == 0.0  # b, grade 0, heads the judged-only list
+    assert r["nDCG'@2"] == pytest.approx((1 / math.log2(3)) / idcg, abs=1e-12)
+    assert r["nDCG@10"] == pytest.approx((1 / math.log2(5) + 2 / math.log2(7)) / idcg, abs=1e-12)
+
+
+def test_bpref_counts_judged_nonrelevant_above_each_relevant_hit():
+    # R = 3 (a, b, c), N = 4 (n1..n4); ranking: a, x (unjudged), n1, b, n2, n3, c; d never retrieved
+    qrels = {"q": {"a": 1, "b": 2, "c": 1, "n1": 0, "n2": 0, "n3": 0, "n4": 0}}
+    run = {"q": ranked(["a", "x", "n1", "b", "n2", "n3", "c"])}
+    # a: no non-relevant above -> 1; b: 1 above -> 1 - 1/min(4, 3); c: 3 above -> 1 - 3/3
+    expected = (1 + (1 - 1 / 3) + 0) / 3
+    assert evaluate(qrels, run, ["bpref"])["bpref"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_bpref_caps_the_non_relevant_count_at_r():
+    # R = 1, N = 5: with 3 non-relevant above it, the relevant hit adds 1 - min(3, 1)/min(5, 1) = 0
+    qrels = {"q": {"r": 1, **{f"n{i}": 0 for i in range(5)}}}
+    assert evaluate(qrels, {"q": ranked(["n0", "n1", "n2", "r"])}, ["bpref"])["bpref"] == 0.0
+    # N = 1 < R = 2: one non-relevant above the second relevant hit costs it 1/min(1, 2) = everything
+    qrels = {"q": {"r1": 1, "r2": 1, "n": 0}}
+    assert evaluate(qrels, {"q": ranked(["r1", "n", "r2"])}, ["bpref"])["bpref"] == pytest.approx(0.5)
+
+
+def test_without_non_relevant_judgements_bpref_is_the_share_of_relevant_retrieved():
+    # BEIR's scifact, nfcorpus and arguana qrels hold only positive grades: then the judged-only list holds
+    # only relevant hits, bpref = relevant retrieved / R, and nDCG' ignores everything else in the ranking
+    qrels = {"q": {"a": 1, "b": 1, "c": 1, "d": 1}}
+    run = {"q": ranked([f"x{i}" for i in range(20)] + ["a", "c"])}
+    r = evaluate(qrels, run, ["bpref", "nDCG'@10", "nDCG@10", "judged@10"])
+    assert r["bpref"] == 0.5 and r["nDCG@10"] == 0.0 and r["judged@10"] == 0.0
+    idcg = sum(1 / math.log2(i + 2) for i in range(4))
+    assert r["nDCG'@10"] == pytest.approx((1 + 1 / math.log2(3)) / idcg, abs=1e-12)
+
+
+def test_ties_order_the_judged_only_list_by_docid_descending_even_deep_in_the_ranking():
+    # 50 unjudged hits ahead, then a, b, c tied: trec_eval order c, b, a (docid descending)
+    run = {"q": {**{f"u{i:02d}": 10.0 - i / 100 for i in range(50)}, "a": 1.0, "b": 1.0, "c": 1.0}}
+    qrels = {"q": {"a": 2, "b": 0, "c": 1}}
+    idcg = 2 + 1 / math.log2(3)
+    r = evaluate(qrels, run, ["nDCG'@1", "nDCG'@3", "bpref"])
+    assert r["nDCG'@1"] == pytest.approx(1 / 2, abs=1e-12)  # c first; the ideal top 1 is a (grade 2)
+    assert r["nDCG'@3"] == pytest.approx((1 + 2 / math.log2(4)) / idcg, abs=1e-12)  # c, b, a
+    assert r["bpref"] == pytest.approx((1 + 0) / 2)  # c: nothing above; a: b above, 1 - 1/min(1, 2)
+
+
+def test_grade_zero_only_missing_and_self_hit_queries():
+    qrels = {"q1": {"a": 0, "b": 0}, "q2": {"a": 1}, "q3": {"q3": 1, "a": 1, "b": 0}}
+    run = {"q1": ranked(["a", "b"]), "q3": ranked(["q3", "b", "a"])}
+    r = evaluate(qrels, run, ["nDCG'@10", "bpref"], per_query=True)
+    assert r["per_query"]["bpref"] == {"q1": 0.0, "q2": 0.0, "q3": 0.5}
+    assert r["per_query"]["nDCG'@10"]["q1"] == 0.0 and r["per_query"]["nDCG'@10"]["q2"] == 0.0
+    r = evaluate(qrels, run, ["bpref"], remove_self_hits=True, per_query=True)
+    assert r["per_query"]["bpref"]["q3"] == 0.0  # q3 (relevant) dropped: a has b above, 1 - 1/min(1, 2)
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("nDCG'@10", "nDCG'@10"), ("ndcg'@10", "nDCG'@10"), ("nDCG(judged_only=True)@10", "nDCG'@10"),
+    ("nDCG'", "nDCG'"), ("bpref", "bpref"), ("Bpref", "bpref"), ("BPREF", "bpref"),
+])
+def test_names(text, canonical):
+    m = parse_measure(text)
+    assert str(m) == canonical and m.judged_only == canonical.startswith("nDCG'")
+
+
+@pytest.mark.parametrize("text", ["bpref@10", "nDCG''@10", "judged'@10", "nDCG(judged_only=False)@10", "nDCG'@0"])
+def test_bad_names_are_one_line_user_errors(text):
+    with pytest.raises(SoundingError) as e:
+        parse_measure(text)
+    assert "\n" not in str(e.value)
+
+
+# ---------------------------------------------------------------------------------------- random data
+
+
+def trec_cmp(x, y):
+    """trec_eval's comparator, written out: score descending, then strcmp(docid) descending."""
+    (dx, sx), (dy, sy) = x, y
+    if sx != sy:
+        return -1 if sx > sy else 1
+    return (dx < dy) - (dx > dy)
+
+
+@st.composite
+def collections(draw):
+    """Graded qrels (-1..3) and runs with ties, unjudged hits, judged queries without hits, self hits."""
+    qrels, run = {}, {}
+    for q in draw(st.lists(st.sampled_from(["q1", "q2", "q3", "q4"]), min_size=1, max_size=4, unique=True)):
+        if draw(st.booleans()) or not qrels:
+            qrels[q] = draw(st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 3), max_size=10))
+        if draw(st.integers(0, 4)):
+            run[q] = draw(st.dictionaries(st.sampled_from(DOCS), st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, -1.0, 0.25]),
+                                          max_size=14))
+    if not any(qrels.values()):
+        qrels[next(iter(qrels))] = {"a": 1}
+    return qrels, run
+
+
+def without_self_hits(run):
+    return {q: {d: s for d, s in h.items() if d != q} for q, h in run.items()}
+
+
+PYTREC_PAIRS = [(f"nDCG'@{k}", f"ndcg_cut_{k}") for k in CUTS]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(), st.booleans())
+def test_matches_pytrec_eval_per_query(data, remove_self_hits):
+    qrels, run = data
+    qids, ours = per_query_arrays(qrels, run, [m for m, _ in PYTREC_PAIRS] + ["bpref"], remove_self_hits=remove_self_hits)
+    judged = {q: j for q, j in qrels.items() if j}
+    ref_run = {q: h for q, h in (without_self_hits(run) if remove_self_hits else run).items() if h}
+    cond = pytrec_eval.RelevanceEvaluator(judged, {r for _, r in PYTREC_PAIRS}, judged_docs_only_flag=True).evaluate(ref_run)
+    plain = pytrec_eval.RelevanceEvaluator(judged, {"bpref"}).evaluate(ref_run)
+    for name, ref_name in PYTREC_PAIRS:
+        expected = [cond.get(q, {}).get(ref_name, 0.0) for q in qids]  # -c: a judged query without hits is 0
+        np.testing.assert_allclose(ours[name], expected, rtol=0, atol=1e-12, err_msg=f"{name} vs -J {ref_name}")
+    expected = [plain.get(q, {}).get("bpref", 0.0) for q in qids]
+    np.testing.assert_allclose(ours["bpref"], expected, rtol=0, atol=1e-12, err_msg="bpref")
+
+
+# -- trec_eval 10 binary ------------------------------------------------------------------------------
+
+
+def trec_eval_binary() -> str | None:
+    env = os.environ.get("SOUNDING_TREC_EVAL")
+    if env:
+        return env if os.access(env, os.X_OK) else None
+    return shutil.which("trec_eval")
+
+
+TREC_EVAL = trec_eval_binary()
+needs_trec_eval = pytest.mark.skipif(
+    TREC_EVAL is None,
+    reason="no trec_eval binary: set SOUNDING_TREC_EVAL to a trec_eval 10 build or put trec_eval on PATH "
+           "(pytrec_eval and the hand-computed cases still ran)")
+
+
+def run_trec_eval(args: list[str], qrels, run) -> dict[tuple[str, str], str]:
+    """{(measure, qid): printed value} of `trec_eval -q -c ARGS` on these qrels and run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        qf, rf = Path(tmp) / "qrels", Path(tmp) / "run"
+        qf.write_text("".join(f"{q} 0 {d} {g}\n" for q, j in qrels.items() for d, g in j.items()))
+        rf.write_text("".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, h in run.items() for d, s in h.items()))
+        done = subprocess.run([TREC_EVAL, "-q", "-c", *args, str(qf), str(rf)], capture_output=True, text=True,
+                              timeout=30)
+        assert done.returncode == 0, f"trec_eval {' '.join(args)} failed: {done.stderr.strip()}"
+        out = done.stdout
+    values = {}
+    for line in out.splitlines():
+        measure, qid, value = line.split()
+        if qid != "all":
+            values[(measure, qid)] = value
+    return values
+
+
+@functools.cache
+def binary_tolerance() -> float:
+    """1e-12 when the binary prints full precision, else half a unit of its last printed decimal (probed on a
+    bpref of exactly 1/3); a tolerance looser than 1e-12 is said in a warning."""
+    printed = run_trec_eval(["-m", "bpref"], {"q": {"a": 1, "b": 1, "c": 1}}, {"q": {"a": 1.0}})[("bpref", "q")]
+    assert printed.startswith("0.333"), printed
+    decimals = len(printed.partition(".")[2])
+    if decimals >= 15:
+        return 1e-12
+    warnings.warn(f"{TREC_EVAL} prints {decimals} decimals: matched to half a unit of the last one; a build that "
+                  f"prints %.17g is matched to 1e-12")
+    return 0.5 * 10.0**-decimals + 1e-15
+
+
+@needs_trec_eval
+def test_trec_eval_binary_is_version_10():
+    version = subprocess.run([TREC_EVAL, "-v"], capture_output=True, text=True, timeout=30)
+    assert "version 10" in version.stdout + version.stderr
+
+
+@needs_trec_eval
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(), st.booleans())
+def test_matches_trec_eval_10_binary_per_query(data, remove_self_hits):
+    qrels, run = data
+    names = [f"nDCG'@{k}" for k in CUTS] + ["nDCG'", "bpref"]
+    qids, ours = per_query_arrays(qrels, run, names, remove_self_hits=remove_self_hits)
+    # trec_eval refuses a query judged only with negative grades (form_res_rels finds no relevance level);
+    # Sounding scores it 0, as a query judged only with grade 0
+    scorable = {q for q, j in qrels.items() if any(g >= 0 for g in j.values())}
+    for i, q in enumerate(qids):
+        if q not in scorable:
+            assert all(v[i] == 0 for v in ours.values()), q
+    judged = {q: j for q, j in qrels.items() if q in scorable}
+    ref_run = {q: h for q, h in (without_self_hits(run) if remove_self_hits else run).items() if h and q in scorable}
+    if not ref_run:  # trec_eval needs at least one result line; with none every value is 0
+        assert all((v == 0).all() for v in ours.values())
+        return
+    cond = run_trec_eval(["-J", "-m", "ndcg_cut." + ",".join(map(str, CUTS)), "-m", "ndcg"], judged, ref_run)
+    plain = run_trec_eval(["-m", "bpref"], judged, ref_run)
+    tol = binary_tolerance()
+    refs = [(f"nDCG'@{k}", cond, f"ndcg_cut_{k}") for k in CUTS] + [("nDCG'", cond, "ndcg"), ("bpref", plain, "bpref")]
+    for name, printed, ref_name in refs:
+        for i, q in enumerate(qids):
+            if q not in scorable:
+                continue
+            text = printed.get((ref_name, q), "0")  # -c: a judged query without hits is 0
+            assert abs(ours[name][i] - float(text)) <= tol, (name, q, ours[name][i], text)
