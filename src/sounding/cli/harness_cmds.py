@@ -18,16 +18,19 @@ console = Console(width=None if sys.stdout.isatty() else 140)
 def run_cmd(
     datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`) or folders in BEIR layout"),
     out: Path = typer.Option(Path("sounding-out"), "--out", "-o", help="output folder (results.json, runs, reports)"),
-    layouts: str = typer.Option("flat,multifield,multifield-max,bm25f", help="comma-separated layouts"),
-    params: str = typer.Option("anserini,lucene", help="BM25 parameter sets: anserini (0.9/0.4), lucene (1.2/0.75)"),
-    engines: str = typer.Option("sounding", help="engines to compare: sounding,bm25s,tantivy,pisa,pyserini"),
+    layouts: str = typer.Option(None, help="comma-separated layouts [default: flat,multifield,multifield-max,bm25f; "
+                                "with --retriever/--run and no BM25 option: the flat reference row only]"),
+    params: str = typer.Option(None, help="BM25 parameter sets: anserini (0.9/0.4), lucene (1.2/0.75) "
+                               "[default: anserini,lucene]"),
+    engines: str = typer.Option(None, help="engines to compare: sounding,bm25s,tantivy,pisa,pyserini [default: sounding]"),
     lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte norms, float arithmetic and Anserini's tie handling: Pyserini's runs, exactly"),
     hits: int = typer.Option(None, help="hits per query (default 1000; Mr. TyDi 100)"),
     threads: int = typer.Option(None, help="search threads (default: all cores; results do not depend on it)"),
     data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),
     phase: str = typer.Option("all", help="all | index | search (split large sets across jobs)"),
     gate: bool = typer.Option(False, "--gate", help="exit non-zero if a dataset falls >1 point below its published baseline or a comparator"),
-    arms: str = typer.Option("bm25", help="arms: bm25,dense,hybrid,sparse,rerank (non-BM25 arms need the `dense` extra)"),
+    arms: str = typer.Option(None, help="arms: bm25,dense,hybrid,sparse,rerank (non-BM25 arms need the `dense` extra) "
+                             "[default: bm25]"),
     model: list[str] = typer.Option(None, "--model", help="model name or path for the dense/sparse/rerank arms (repeatable)"),
     variants: str = typer.Option("", help="extra BM25 settings beside the plain ones: proximity,typos"),
     ray: str = typer.Option(None, "--ray", help="run the BM25 grid on Ray, same run files: 'local' (start a local "
@@ -35,14 +38,21 @@ def run_cmd(
                             "(host:6379, ray://host:10001); needs the `scale` extra"),
     shards: int = typer.Option(None, "--shards", min=1, help="with --ray: shards per BM25 index (default: the "
                                "cluster's CPUs, at least 2)"),
+    retriever: list[str] = typer.Option(None, "--retriever", help="NAME=package.module:factory (a callable "
+                                        "returning a Retriever) or NAME=REGISTERED: your own system as row "
+                                        "user.NAME, tested against BM25 (repeatable)"),
+    run: list[str] = typer.Option(None, "--run", help="NAME=PATH: an existing TREC run file (plain or .gz; "
+                                  "{dataset} in PATH is the dataset name) as row user.NAME (repeatable)"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
     from ..harness import run_experiment
 
     result = run_experiment(
-        datasets, out, engines=engines.split(","), layouts=layouts, params=params, lucene_norms=lucene_norms,
-        hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate, arms=arms.split(","), models=model,
-        variants=[v for v in variants.split(",") if v], ray=ray, shards=shards,
+        datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
+        lucene_norms=lucene_norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
+        arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
+        shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
+        runs=_named(run, "--run", "runs/{dataset}.trec"),
         command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
     )
     if phase == "index":
@@ -70,6 +80,21 @@ def run_cmd(
             console.print("[green]gate passed[/green]: no dataset more than one point below its published baseline or comparator")
     if status:
         raise typer.Exit(status)
+
+
+def _named(values: list[str] | None, option: str, example: str) -> dict[str, str]:
+    """NAME=VALUE options as {NAME: VALUE}; one-line errors for a missing name or a name given twice."""
+    from ..errors import SoundingError
+
+    out: dict[str, str] = {}
+    for v in values or []:
+        name, eq, value = v.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise SoundingError(f"{option} {v!r}: expected NAME=VALUE, e.g. {option} mine={example}")
+        if name.strip() in out:
+            raise SoundingError(f"{option}: the name {name.strip()!r} is given twice")
+        out[name.strip()] = value.strip()
+    return out
 
 
 def _table(rows: list[dict]) -> Table:

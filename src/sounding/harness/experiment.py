@@ -23,7 +23,7 @@ import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterable, Mapping
 
 from .. import __version__
 from ..datasets import Dataset, iter_corpus, load_dataset
@@ -68,6 +68,8 @@ def run_experiment(
     variants: list[str] | None = None,
     ray: str | None = None,
     shards: int | None = None,
+    retrievers: Mapping[str, Any] | Iterable[Any] | None = None,
+    runs: Mapping[str, str | Path] | None = None,
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
@@ -77,10 +79,16 @@ def run_experiment(
     the cluster's CPUs, at least 2) by Ray tasks and searched by shard actors, and the dense and
     sparse arms' corpora are encoded by Ray Data jobs, with the same run files (harness/on_ray.py
     says what runs where and what is refused).
+
+    `retrievers` ({name: Retriever, import path or registered name}) and `runs` ({name: run file path,
+    `{dataset}` filled per dataset}) add the user's own systems as rows `user.<name>`, scored like every
+    arm and tested against the BM25 reference row (flat, Anserini 0.9/0.4), which runs alone when no
+    BM25 setting was asked for (harness/retrievers.py).
     """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
     start = time.perf_counter()
+    bm25_asked = any(x is not None for x in (engines, arms, layouts, params)) or bool(variants) or lucene_norms
     out = Path(out)
     _check_out_dir(out)
     if phase not in ("all", "index", "search"):
@@ -94,12 +102,20 @@ def run_experiment(
         from .arms import arm_settings  # dense, hybrid, sparse, rerank (need the `dense` extra)
 
         settings += arm_settings([a for a in arms if a != "bm25"], models or [])
+    if retrievers or runs:  # the user's own systems, beside the BM25 reference row
+        from .retrievers import user_settings, with_reference
+
+        settings = with_reference(settings, user_settings(retrievers, runs), bm25_asked)
     on_ray = _ray_grid(ray, shards, settings, log)
     threads = threads or os.cpu_count() or 1
     loaded = [load_dataset(d, data_dir=data_dir) for d in datasets]  # fail fast on any bad name/folder
     for ds in loaded:
         if ds.corpus_path is None:
             raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
+    if runs:
+        from .retrievers import check_run_files
+
+        check_run_files(settings, [ds.name for ds in loaded])
 
     rows: list[dict] = []
     checks_failed: list[str] = []
@@ -178,10 +194,12 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
                  on_ray=None) -> dict:
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
+    user_key = s.fingerprint(ds.name) if s.arm == "user" else ""  # None: a user system with no fingerprint
     key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
-                  json.dumps(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())), f"results-{RESULTS_FORMAT}")
+                  json.dumps(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())), f"results-{RESULTS_FORMAT}",
+                  *([user_key] if user_key else []))
     row_file = out / "rows" / ds.name / f"{s.name}.json"
-    if row_file.is_file():
+    if row_file.is_file() and user_key is not None:  # a user system without a fingerprint is never reused
         cached = json.loads(row_file.read_text())
         if cached.get("key") == key:
             return cached["row"]
@@ -189,6 +207,10 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     extra: dict = {}
     if s.arm == "bm25":
         run, seconds = _search(ds, s, index_dir, k, threads, on_ray)
+    elif s.arm == "user":  # the user's own retriever or run file (harness/retrievers.py)
+        from .retrievers import run_user
+
+        run, seconds, extra = run_user(s, ds, k, log)
     else:
         from .arms import ArmContext, run_arm
 
@@ -209,6 +231,10 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     check = crosscheck(ds.qrels, run, remove_self_hits=True)
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)
+    if s.arm == "user":
+        from .retrievers import row_extras
+
+        extra.update(row_extras(s, ds.name, out, per_query))
     row = {
         "dataset": ds.name, **s.describe(), "metrics": metrics, "n_queries": len(ds.qrels),
         "crosscheck": {"ok": check.ok, "max_diff": check.max_diff},
