@@ -19,8 +19,20 @@ def _measures(measures: list[str] | None):
     return parse_measures(measures or DEFAULT_MEASURES)
 
 
-def _coverage_note(qrels, run, console: Console) -> None:
-    """Say when the run misses judged queries: a qid mismatch otherwise shows up only as low scores."""
+def _coverage_note(qrels, run, console: Console, name: object = "run") -> None:
+    """Say when the run misses judged queries: a qid mismatch otherwise shows up only as low scores.
+
+    One line: a warning for an empty run or one with no judged query, else a note of the queries missing.
+    """
+    from rich.markup import escape
+
+    from ..eval import coverage_warnings
+
+    warnings = coverage_warnings(qrels, run, str(name))
+    for w in warnings:
+        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
+    if warnings:
+        return
     judged = [q for q, j in qrels.items() if j]
     missing = sum(1 for q in judged if not run.get(q))
     if missing:
@@ -42,11 +54,11 @@ def eval_cmd(
     ms = _measures(measure)
     q, r = read_qrels(qrels), read_run(run)
     result = evaluate(q, r, ms, remove_self_hits=remove_self_hits, per_query=per_query)
+    _coverage_note(q, r, Console(stderr=True), run)  # stderr: --json's stdout stays JSON
     if as_json:
         print(json.dumps(result))
         return
     console = Console()
-    _coverage_note(q, r, Console(stderr=True))
     names = [str(m) for m in ms]
     if per_query:
         table = Table("query", *names)
@@ -75,7 +87,7 @@ def crosscheck_cmd(
     q = read_qrels(qrels)
     failed = []
     for path in runs:
-        report = crosscheck(q, read_run(path), tolerance=tolerance, remove_self_hits=remove_self_hits)
+        report = crosscheck(q, read_run(path), tolerance=tolerance, remove_self_hits=remove_self_hits, name=str(path))
         print(f"== {path}")
         print(report)
         if not report.ok:
@@ -98,12 +110,19 @@ def compare_cmd(
     """Paired t-test, randomization test, bootstrap 95% CI and win/tie/loss; Holm-corrected across measures."""
     from dataclasses import asdict
 
-    from ..eval import compare, holm, per_query_arrays, read_qrels, read_run
+    from rich.markup import escape
+
+    from ..eval import compare, coverage_warnings, holm, per_query_arrays, read_qrels, read_run
 
     ms = _measures(measure)
     q = read_qrels(qrels)
-    _, va = per_query_arrays(q, read_run(run_a), ms, remove_self_hits=remove_self_hits)
-    _, vb = per_query_arrays(q, read_run(run_b), ms, remove_self_hits=remove_self_hits)
+    ra, rb = read_run(run_a), read_run(run_b)
+    err = Console(stderr=True)
+    for path, r in ((run_a, ra), (run_b, rb)):
+        for w in coverage_warnings(q, r, str(path)):
+            err.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
+    _, va = per_query_arrays(q, ra, ms, remove_self_hits=remove_self_hits)
+    _, vb = per_query_arrays(q, rb, ms, remove_self_hits=remove_self_hits)
     results = {n: compare(va[n], vb[n], permutations=permutations, seed=seed) for n in va}
     t_holm = dict(zip(results, holm([c.t_pvalue for c in results.values()])))
     r_holm = dict(zip(results, holm([c.rand_pvalue for c in results.values()])))

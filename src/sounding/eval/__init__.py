@@ -15,7 +15,7 @@ from .significance import (
     paired_t_test,
     randomization_test,
 )
-from .trec import read_qrels, read_run, write_run
+from .trec import coverage_warnings, read_qrels, read_run, write_run
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -27,6 +27,7 @@ __all__ = [
     "Run",
     "bootstrap_ci",
     "compare",
+    "coverage_warnings",
     "crosscheck",
     "evaluate",
     "holm",

@@ -2,9 +2,11 @@
 
 Why: a Python loop over lines costs about 1 us a line (10 s for 10 M lines). These kernels find the
 qid / docid / score fields of every line and parse the scores in one compiled pass; Python then only
-makes the str objects and dicts. Anything unusual (a wrong column count, a non-ASCII or NUL byte, a score
-the exact fast path cannot parse) sends the whole file to the plain loop in trec.py, which is the single
-place that judges and reports errors, so the two paths cannot disagree.
+makes the str objects and dicts. Anything unusual (a wrong column count, a non-ASCII or NUL byte) sends
+the whole file to the plain loop in trec.py, which is the single place that judges and reports errors, so
+the two paths cannot disagree. A score the exact fast path cannot parse is handed to trec.py's score rule
+(C strtod syntax: `1_0` is refused, `0x1p3` is 8.0); if that rule refuses it, the plain loop reports it.
+Comment lines (first field beginning with `#`, as in trec_eval 10) are skipped, as the plain loop does.
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ def scan_run(buf, lines):
     """Offsets [start, end) of fields 0 (qid), 2 (docid) and 4 (score) of each non-blank line.
 
     `lines` bounds the number of lines (newlines + 1). Returns (offsets as an (n, 6) int64 array, ok);
-    ok is False when a line does not have 6 fields or holds a byte left to Python (NUL, non-ASCII).
+    ok is False when a line does not have 6 fields or holds a byte left to Python (NUL, non-ASCII), a
+    comment line's included. A line whose first field begins with `#` is a comment and is skipped.
     """
     n = buf.size
     off = np.empty((lines, 6), np.int64)
@@ -38,6 +41,12 @@ def scan_run(buf, lines):
             if _is_space(c):
                 i += 1
                 continue
+            if nf == 0 and c == 35:  # '#': a comment, to the end of the line
+                while i < n and buf[i] != 10:
+                    if buf[i] == 0 or buf[i] >= 128:
+                        return off[:0], False
+                    i += 1
+                break
             start = i
             while i < n and not _is_space(buf[i]):
                 if buf[i] == 0 or buf[i] >= 128:
@@ -59,7 +68,8 @@ def scan_run(buf, lines):
 def parse_scores(buf, starts, ends):
     """Decimal scores by Clinger's fast path (mantissa <= 2**53, |power of ten| <= 22: one exact IEEE
     operation, so the result equals float()'s correctly rounded one). exact[i] is False where the token
-    is anything else (inf, nan, 1_0, long mantissas, garbage): Python's float() decides those."""
+    is anything else (inf, nan, 1_0, hexadecimal, long mantissas, garbage): trec.py's strtod rule decides
+    those."""
     m = starts.size
     out = np.zeros(m)
     exact = np.ones(m, np.bool_)

@@ -6,6 +6,17 @@ Formats:
 - qrels: TREC `qid iter docid grade` (whitespace separated) or BEIR TSV `query-id<TAB>corpus-id<TAB>score`
   with a header line. CRLF line ends are accepted (scifact's qrels have them).
 gzip is recognised by its magic bytes, not by the file name.
+
+Numbers are read as trec_eval 10 reads them, and a field it would read only in part is an error:
+- a score is a whole C `strtod` number: decimal (`2.5`, `-1e-3`, `.5`, `5.`) or hexadecimal (`0x1.8p1`,
+  `0x10`), read in double precision. `inf`, `nan` and values beyond double range are refused (not finite),
+  and so is anything strtod would read only a prefix of (`1_0`: trec_eval reads 1, Python 10; `1.2.3`).
+- a grade is a whole C `strtol` base-10 integer (`[+-]digits`) within a 64-bit long.
+- the rank column is not read, as trec_eval does not read it.
+- a NUL byte anywhere in a line is an error (trec_eval's C strings would end there).
+- as in trec_eval 10, a run line whose first field begins with `#` and a TREC qrels line beginning with
+  `#` are comments. Sounding is stricter in one respect: a run line with more than 6 fields is an error
+  (trec_eval ignores the extra fields).
 """
 from __future__ import annotations
 
@@ -47,6 +58,72 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
     return data
 
 
+# C strtod's syntax (C locale): decimal, hexadecimal, infinity / NaN; and strtol's base-10 integers.
+# _NUMBER_PREFIX finds where strtod would stop, for the error message.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEX = re.compile(rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+_NON_FINITE = re.compile(rb"[+-]?(?:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+_NUMBER_PREFIX = re.compile(_HEX.pattern + rb"|" + _DECIMAL.pattern + rb"|" + _NON_FINITE.pattern, re.IGNORECASE)
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _shown(field: bytes) -> str:
+    return repr(field.decode("utf-8", "replace"))
+
+
+def _partial(field: bytes, prefix: re.Pattern, reader: str) -> str:
+    m = prefix.match(field)
+    if m is None or not m.group():
+        return f"trec_eval's {reader} would read no number from it"
+    return f"trec_eval's {reader} would read only its start {_shown(m.group())}"
+
+
+def _parse_score(field: bytes) -> float:
+    """A run's score as trec_eval 10 reads it (C strtod, whole field, double); ValueError saying why not.
+
+    Shared by the line reader and the fast reader's fallback, so the two accept exactly the same scores.
+    """
+    try:
+        # float() on ASCII bytes reads strtod's decimal, inf and nan syntax, plus '_' separators strtod lacks
+        value = float(field) if b"_" not in field else None
+    except ValueError:
+        value = None
+    if value is None:
+        if _HEX.fullmatch(field):
+            try:
+                value = float.fromhex(field.decode("ascii"))
+            except OverflowError:
+                value = math.inf  # strtod: HUGE_VAL
+        elif _NON_FINITE.fullmatch(field):  # nan(chars)
+            value = math.nan
+        else:
+            why = _partial(field, _NUMBER_PREFIX, "strtod")
+            if b"_" in field:
+                why = f"'_' digit separators are not part of a TREC number; {why}"
+            raise ValueError(f"score {_shown(field)} is not a number ({why})")
+    if not math.isfinite(value):
+        raise ValueError(f"score {_shown(field)} is not finite")
+    return value
+
+
+def _parse_grade(field: bytes) -> int:
+    """A qrels grade as trec_eval 10 reads it (C strtol base 10, whole field, a long); ValueError saying why not."""
+    if not _INTEGER.fullmatch(field):
+        why = _partial(field, _INTEGER, "atol")
+        if b"_" in field:
+            why = f"'_' digit separators are not part of a TREC number; {why}"
+        raise ValueError(f"grade {_shown(field)} is not an integer ({why})")
+    grade = int(field)
+    if not _LONG_MIN <= grade <= _LONG_MAX:
+        raise ValueError(f"grade {_shown(field)} is out of range (a 64-bit integer)")
+    return grade
+
+
+def _nul_error(path, lineno: int) -> DataError:
+    return DataError(path, lineno, "the line holds a NUL byte (not text: no TREC file can hold one)")
+
+
 def _text(field: bytes, path, lineno: int) -> str:
     try:
         return field.decode("utf-8")
@@ -60,8 +137,9 @@ def _text(field: bytes, path, lineno: int) -> str:
 def read_run(path: str | os.PathLike) -> Run:
     """Read a TREC run file into {qid: {docid: score}}.
 
-    Raises DataError (naming file:line) for a line without 6 columns, a score that is not a finite
-    number, or a (qid, docid) pair that appears twice; SoundingError for a missing or truncated file.
+    Raises DataError (naming file:line) for a line without 6 columns, a score that is not a whole finite
+    number as C's strtod reads it (see the module docstring), a NUL byte, or a (qid, docid) pair that
+    appears twice; SoundingError for a missing or truncated file. Comment lines (`#`) are skipped.
     """
     data = _read_bytes(path)
     if len(data) >= _FAST_PATH_MIN_BYTES:
@@ -74,18 +152,27 @@ def read_run(path: str | os.PathLike) -> Run:
 def _read_run_lines(data: bytes, path) -> Run:
     """The reference reader: one line at a time, and the one place that reports what is wrong."""
     run: Run = {}
+    # per-line checks only for files that hold the byte at all
+    has_nul, has_hash, has_underscore = b"\0" in data, b"#" in data, b"_" in data
+    isfinite = math.isfinite
     for lineno, line in enumerate(data.split(b"\n"), 1):
+        if has_nul and b"\0" in line:
+            raise _nul_error(path, lineno)
         fields = line.split()
-        if not fields:
+        if not fields or (has_hash and fields[0][0] == 35):  # blank, or a comment ('#', as in trec_eval 10)
             continue
         if len(fields) != 6:
             raise DataError(path, lineno, f"expected 6 columns 'qid Q0 docid rank score tag', found {len(fields)}")
-        try:
+        try:  # the common case inline; _parse_score returns the same value for it and decides the rest
             score = float(fields[4])
+            usual = isfinite(score) and not (has_underscore and b"_" in fields[4])
         except ValueError:
-            raise DataError(path, lineno, f"score {fields[4].decode('utf-8', 'replace')!r} is not a number") from None
-        if not math.isfinite(score):
-            raise DataError(path, lineno, f"score {fields[4].decode('utf-8', 'replace')!r} is not finite")
+            usual = False
+        if not usual:
+            try:
+                score = _parse_score(fields[4])
+            except ValueError as e:
+                raise DataError(path, lineno, str(e)) from None
         qid, docid = _text(fields[0], path, lineno), _text(fields[2], path, lineno)
         hits = run.setdefault(qid, {})
         if docid in hits:
@@ -105,13 +192,11 @@ def _read_run_fast(data: bytes) -> Run | None:
     if len(off) == 0:
         return {}
     scores, exact = parse_scores(buf, off[:, 4], off[:, 5])
-    for r in np.flatnonzero(~exact).tolist():  # what the fast path cannot parse, float() decides
+    for r in np.flatnonzero(~exact).tolist():  # what the fast path cannot parse, the line reader's rule decides
         try:
-            scores[r] = float(data[off[r, 4] : off[r, 5]])
+            scores[r] = _parse_score(data[off[r, 4] : off[r, 5]])
         except ValueError:
             return None
-    if not np.isfinite(scores).all():
-        return None
     docids = join_fields(buf, off[:, 2], off[:, 3]).tobytes().decode("ascii").split("\n")
     values = scores.tolist()
     bounds = [*new_field_rows(buf, off[:, 0], off[:, 1]).tolist(), len(off)]
@@ -129,6 +214,24 @@ def _read_run_fast(data: bytes) -> Run | None:
                 return None
             old.update(hits)
     return run
+
+
+def coverage_warnings(qrels: Qrels, run: Run, name: str = "run") -> list[str]:
+    """Why a readable run scores 0 on every query, one message each with its counts; [] when it does not.
+
+    Two cases are warnings, not errors (trec_eval accepts both): the run holds no hits at all, or none of
+    its queries is judged in the qrels (often query ids that do not match). `name` starts each message.
+    """
+    judged = sum(1 for j in qrels.values() if j)
+    queries = [q for q, hits in run.items() if hits]
+    if not queries:
+        return [f"{name}: the run is empty (0 hits): all {judged} judged queries score 0"]
+    if not any(qrels.get(q) for q in queries):
+        return [
+            f"{name}: none of the run's {len(queries)} queries is judged in the qrels ({judged} judged queries): "
+            "all score 0; do the query ids match?"
+        ]
+    return []
 
 
 _WHITESPACE = re.compile(r"\s")
@@ -182,41 +285,42 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     """Read TREC qrels (`qid iter docid grade`) or BEIR TSV qrels (with header) into {qid: {docid: grade}}.
 
     The format is decided by the first line: three tab-separated fields mean BEIR TSV (a first line whose
-    grade is not an integer is its header). Raises DataError naming file:line for a wrong column count,
-    a grade that is not an integer, or a (qid, docid) pair judged twice.
+    grade holds no digit is its header). Raises DataError naming file:line for a wrong column count, a
+    grade that is not a whole integer as C's strtol reads it, a NUL byte, or a (qid, docid) pair judged
+    twice. In TREC qrels a line beginning with `#` is a comment, as in trec_eval 10.
     """
     data = _read_bytes(path)
     qrels: Qrels = {}
     tsv = None
+    has_nul = b"\0" in data
     for lineno, raw in enumerate(data.split(b"\n"), 1):
+        if has_nul and b"\0" in raw:
+            raise _nul_error(path, lineno)
         line = raw.rstrip(b"\r")
-        if not line.strip():
+        if not line.strip() or (line[:1] == b"#" and not tsv):
             continue
         if tsv is None:
             tsv = len(line.split(b"\t")) == 3
-            if tsv and not _is_int(line.split(b"\t")[2]):
+            if tsv and not _DIGIT.search(line.split(b"\t")[2]):
                 continue  # BEIR's header: query-id, corpus-id, score
         fields = [f.strip() for f in line.split(b"\t")] if tsv else line.split()
         want = 3 if tsv else 4
         if len(fields) != want:
             form = "'query-id<TAB>corpus-id<TAB>score'" if tsv else "'qid iter docid grade'"
             raise DataError(path, lineno, f"expected {want} columns {form}, found {len(fields)}")
-        qid, docid, grade = fields[0], fields[-2], fields[-1]
-        if not _is_int(grade):
-            raise DataError(path, lineno, f"grade {grade.decode('utf-8', 'replace')!r} is not an integer")
+        qid, docid = fields[0], fields[-2]
+        try:
+            grade = _parse_grade(fields[-1])
+        except ValueError as e:
+            raise DataError(path, lineno, str(e)) from None
         if not qid or not docid:
             raise DataError(path, lineno, "empty query or document id")
         judged = qrels.setdefault(_text(qid, path, lineno), {})
         d = _text(docid, path, lineno)
         if d in judged:
             raise DataError(path, lineno, f"document {d!r} is judged twice for query {qid.decode()!r}")
-        judged[d] = int(grade)
+        judged[d] = grade
     return qrels
 
 
-def _is_int(field: bytes) -> bool:
-    try:
-        int(field)
-        return True
-    except ValueError:
-        return False
+_DIGIT = re.compile(rb"[0-9]")
