@@ -257,8 +257,9 @@ class UserSetting(Setting):
 
     def fingerprint(self, dataset: str) -> str | None:
         """The cache identity of this system on `dataset`, or None: do not reuse its rows."""
-        fp = getattr(self.for_dataset(dataset), "fingerprint", None)
-        return f"{self.kind}:{self.source}:{fp}" if isinstance(fp, str) and fp else None
+        r = self.for_dataset(dataset)
+        fp = getattr(r, "fingerprint", None)
+        return f"{self.kind}:{_describe_object(r)}:{fp}" if isinstance(fp, str) and fp else None
 
 
 def user_settings(retrievers: Mapping[str, Any] | Iterable[Any] | None = None,
