@@ -286,6 +286,27 @@ def test_bad_import_paths_are_one_line_errors(tmp_path, monkeypatch, capsys):
         load_retriever("no_such_module_xyz:make")
 
 
+def test_entry_point_plugins_and_registered_names(tmp_path, monkeypatch, capsys):
+    import importlib.metadata
+
+    monkeypatch.syspath_prepend(str(write_factory_module(tmp_path, "own_tfidf_plugin")))
+    eps = [importlib.metadata.EntryPoint("tfidf-plugin", "own_tfidf_plugin:make", "sounding.retrievers"),
+           importlib.metadata.EntryPoint("broken", "own_no_such_module:make", "sounding.retrievers")]
+    real = importlib.metadata.entry_points
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda **kw: [e for e in eps if e.group == kw.get("group")] if "group" in kw else real(**kw))
+    assert type(load_retriever("tfidf-plugin")).__name__ == "TfIdf"
+    with pytest.raises(sounding.SoundingError, match="entry point own_no_such_module:make"):
+        load_retriever("broken")
+    sounding.register_retriever("tfidf-registered", TfIdf)
+    assert isinstance(load_retriever("tfidf-registered"), TfIdf)
+    out = tmp_path / "out"
+    assert main(["run", str(TINY), "--out", str(out), "--retriever", "p=tfidf-plugin"]) == 0
+    assert "user.p" in {r["setting"] for r in json.loads((out / "results.json").read_text())}
+    err = one_line_error(["run", str(TINY), "--out", str(out), "--retriever", "b=broken"], capsys)
+    assert "cannot load it" in err
+
+
 def test_run_file_retriever_fills_dataset(tmp_path):
     r = RunFileRetriever(tmp_path / "{dataset}.trec.gz", "theirs")
     with gzip.open(tmp_path / "scifact.trec.gz", "wt") as f:
