@@ -18,11 +18,11 @@ console = Console(width=None if sys.stdout.isatty() else 140)
 def run_cmd(
     datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`) or folders in BEIR layout"),
     out: Path = typer.Option(Path("sounding-out"), "--out", "-o", help="output folder (results.json, runs, reports)"),
-    layouts: str = typer.Option(None, help="comma-separated layouts [default: flat,multifield,multifield-max,bm25f; "
-                                "with --retriever/--run and no BM25 option: the flat reference row only]"),
+    layouts: str = typer.Option(None, help="comma-separated layouts (default: flat,multifield,multifield-max,bm25f; "
+                                "with --retriever/--run and no BM25 option: the flat reference row only)"),
     params: str = typer.Option(None, help="BM25 parameter sets: anserini (0.9/0.4), lucene (1.2/0.75) "
-                               "[default: anserini,lucene]"),
-    engines: str = typer.Option(None, help="engines to compare: sounding,bm25s,tantivy,pisa,pyserini [default: sounding]"),
+                               "(default: anserini,lucene)"),
+    engines: str = typer.Option(None, help="engines to compare: sounding,bm25s,tantivy,pisa,pyserini (default: sounding)"),
     lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte norms, float arithmetic and Anserini's tie handling: Pyserini's runs, exactly"),
     hits: int = typer.Option(None, help="hits per query (default 1000; Mr. TyDi 100)"),
     threads: int = typer.Option(None, help="search threads (default: all cores; results do not depend on it)"),
@@ -30,7 +30,7 @@ def run_cmd(
     phase: str = typer.Option("all", help="all | index | search (split large sets across jobs)"),
     gate: bool = typer.Option(False, "--gate", help="exit non-zero if a dataset falls >1 point below its published baseline or a comparator"),
     arms: str = typer.Option(None, help="arms: bm25,dense,hybrid,sparse,rerank (non-BM25 arms need the `dense` extra) "
-                             "[default: bm25]"),
+                             "(default: bm25)"),
     model: list[str] = typer.Option(None, "--model", help="model name or path for the dense/sparse/rerank arms (repeatable)"),
     variants: str = typer.Option("", help="extra BM25 settings beside the plain ones: proximity,typos"),
     ray: str = typer.Option(None, "--ray", help="run the BM25 grid on Ray, same run files: 'local' (start a local "
