@@ -34,6 +34,7 @@ import re
 import unicodedata
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import SoundingError
@@ -295,15 +296,44 @@ class _MeCabChain:
         raise NotImplementedError
 
 
-class JapaneseAnalyzer(_MeCabChain):
-    """Lucene JapaneseAnalyzer (Kuromoji, IPADIC) emulated with MeCab and the same IPADIC.
+# JapaneseTokenizer SEARCH mode (Lucene 9.x constants): a token of more than 2 characters, all
+# kanji, costs (length - 2) * 3000 more; any other token of more than 7 characters (length - 7) * 1700.
+_KANJI = re.compile("[\u2e80-\u2fdf\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
-    CJKWidthCharFilter → tokenizer (punctuation discarded) → JapaneseBaseFormFilter →
-    JapanesePartOfSpeechStopFilter (Lucene's stoptags) → StopFilter (Lucene's list, ignoring case)
-    → JapaneseKatakanaStemFilter (drop a final ー from katakana words of 4+ characters) →
-    LowerCaseFilter. Differs from Kuromoji: MeCab's NORMAL-mode Viterbi path is used, so SEARCH
-    mode's extra split of long compounds (関西国際空港 → 関西 国際 空港) does not happen, and
-    MeCab's unknown-word grouping stands in for Kuromoji's.
+
+def search_penalty(surface: str) -> int:
+    n = len(surface)
+    if n <= 2:
+        return 0
+    if _KANJI.fullmatch(surface):
+        return (n - 2) * 3000
+    return (n - 7) * 1700 if n > 7 else 0
+
+
+_REPARSE = ("",)  # a line's terms that say: analyse the text again, punctuation split off
+_DECOMPOUND = ("", "")  # ... that say: this token may be decompounded (SEARCH mode)
+_NODE = "%m\\t%phl %phr %c\\t%H\\n"  # surface, left and right context ids, word cost, features
+
+
+class JapaneseAnalyzer:
+    """Lucene JapaneseAnalyzer (Kuromoji, IPADIC, SEARCH mode) emulated with MeCab and the same IPADIC.
+
+    CJKWidthCharFilter → JapaneseTokenizer (SEARCH mode, punctuation and compound tokens
+    discarded) → JapaneseBaseFormFilter → JapanesePartOfSpeechStopFilter (Lucene's stoptags) →
+    StopFilter (Lucene's list, ignoring case) → JapaneseKatakanaStemFilter (drop a final ー from
+    katakana words of 4+ characters) → LowerCaseFilter.
+
+    MeCab gives the NORMAL-mode Viterbi path over the same dictionary and connection costs. Two
+    Kuromoji behaviours are added on top of it:
+    - unknown words never mix punctuation with other characters, so `・` splits katakana names
+      (オリヴィア・デ・ハヴィランド → オリヴィア デ ハヴィランド; dictionary words like ル・マン stay);
+    - SEARCH mode's decompounding (JapaneseTokenizer.backtrace): a token with a length penalty
+      (`search_penalty`) is replaced by the best segmentation of its span in which every token
+      pays its own penalty, when that costs no more than the token plus its penalty
+      (関西国際空港 → 関西 国際 空港, 一元論 → 一元 論). The span's lattice comes from MeCab's
+      all-morphemes output and is scored here with IPADIC's connection matrix.
+    Left as they are: MeCab's unknown-word grouping where it differs from Kuromoji's otherwise,
+    and whitespace, which Kuromoji keeps in its lattice (as discarded tokens) and MeCab skips.
     """
 
     name = "japanese"
@@ -314,12 +344,53 @@ class JapaneseAnalyzer(_MeCabChain):
             import ipadic
         except ImportError:
             raise _missing("japanese", "fugashi and ipadic") from None
-        super().__init__(fugashi.GenericTagger(ipadic.MECAB_ARGS))
+        import numpy as np
+
+        fmt = f' -F "{_NODE}" -U "{_NODE}"'
+        self._parse = fugashi.GenericTagger(ipadic.MECAB_ARGS + fmt).parse
+        self._span_line = fugashi.GenericTagger(ipadic.MECAB_ARGS + f' -a -B "" -E "" -F "%ps %pe\\t{_NODE}" -U "%ps %pe\\t{_NODE}"').parse
+        raw = Path(ipadic.DICDIR, "matrix.bin").read_bytes()
+        self._lsize = int(np.frombuffer(raw[:2], dtype="<u2")[0])
+        self._matrix = np.frombuffer(raw[4:], dtype="<i2").tolist()  # [right id of left + lsize * left id of right]
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
+        self._cache: dict[str, tuple[str, ...]] = {}
+        self._parts: dict[tuple, tuple[str, ...] | None] = {}
 
-    def _prepare(self, text: str) -> str:
-        return cjk_width(text)
+    def analyze_many(self, texts: list[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    def __call__(self, text: str) -> list[str]:
+        text = cjk_width(text)
+        if not text.strip():
+            return []
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+            self._parts.clear()
+        lines = self._parse(text).split("\n")
+        out: list[str] = []
+        for line in lines:
+            terms = cache.get(line)
+            if terms is None:
+                terms = cache[line] = self._line_terms(line)
+            if terms is _REPARSE:
+                return self(self._split_punctuation(text, lines))
+            if terms is _DECOMPOUND:
+                return self._search_mode(lines)
+            out.extend(terms)
+        return out
+
+    def _line_terms(self, line: str) -> tuple[str, ...]:
+        surface, sep, rest = line.partition("\t")
+        if not sep:
+            return ()
+        f = rest.partition("\t")[2].split(",")
+        if len(f) == 7 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
+            return _REPARSE  # IPADIC unknown words have 7 features
+        if search_penalty(surface):
+            return _DECOMPOUND
+        return self._terms(surface, f)
 
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
         if not surface or is_punctuation(surface[0]):
@@ -332,6 +403,94 @@ class JapaneseAnalyzer(_MeCabChain):
         if len(term) >= 4 and term[-1] == "\u30fc" and all("\u30a0" <= c <= "\u30ff" for c in term):
             term = term[:-1]  # JapaneseKatakanaStemFilter
         return (java_lower(term),)
+
+    @staticmethod
+    def _split_punctuation(text: str, lines: list[str]) -> str:
+        """Kuromoji ends an unknown word where punctuation starts or stops; MeCab's character
+        classes let `・` join katakana. The punctuation inside such unknown words becomes a space."""
+        for line in lines:
+            surface, _, rest = line.partition("\t")
+            if rest.count(",") == 6 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
+                text = text.replace(surface, "".join(" " if is_punctuation(c) else c for c in surface))
+        return text
+
+    def _search_mode(self, lines: list[str]) -> list[str]:
+        """Kuromoji's backtrace from the end: each penalised token on the best path is decompounded
+        in the context of its neighbours (the best path's token before it, the output token after)."""
+        nodes = []
+        for line in lines:
+            surface, sep, rest = line.partition("\t")
+            if sep:
+                ids = rest.partition("\t")[0].split(" ")
+                nodes.append((surface, int(ids[0]), int(ids[1]), int(ids[2]), line))
+        out_lines: list[str] = []
+        next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
+        for i in range(len(nodes) - 1, -1, -1):
+            surface, lid, rid, wcost, line = nodes[i]
+            parts = None
+            penalty = search_penalty(surface) if not is_punctuation(surface[0]) else 0
+            if penalty:
+                prev_rid = nodes[i - 1][2] if i else 0
+                key = (prev_rid, line, next_lid)
+                if key in self._parts:
+                    parts = self._parts[key]
+                else:
+                    parts = self._parts[key] = self._decompound(surface, prev_rid, lid, rid, wcost, penalty, next_lid)
+            if parts:
+                out_lines.extend(reversed(parts))
+                next_lid = int(parts[0].split("\t")[1].split(" ")[0])
+            else:
+                out_lines.append(line)
+                next_lid = lid
+        cache, out = self._cache, []
+        for line in reversed(out_lines):
+            terms = cache.get(line)
+            if terms is None or terms is _DECOMPOUND or terms is _REPARSE:
+                surface, _, rest = line.partition("\t")
+                terms = self._terms(surface, rest.partition("\t")[2].split(","))
+            out.extend(terms)
+        return out
+
+    def _decompound(self, surface, prev_rid, lid, rid, wcost, penalty, next_lid) -> tuple[str, ...] | None:
+        """The lines of the best penalised segmentation of `surface`, or None to keep it whole."""
+        m, ls = self._matrix, self._lsize
+        offsets = {0: 0}
+        pos = 0
+        for i, c in enumerate(surface):
+            pos += len(c.encode("utf-8"))
+            offsets[pos] = i + 1
+        n = len(surface)
+        arcs: dict[int, list] = {}
+        for row in self._span_line(surface).split("\n"):
+            if not row:
+                continue
+            span, _, node = row.partition("\t")
+            start, end = (offsets[int(x)] for x in span.split(" "))
+            ids = node.split("\t")[1].split(" ")
+            arcs.setdefault(start, []).append((end, int(ids[0]), int(ids[1]), int(ids[2]), node))
+        # best[pos]: entries (cost, right id, start, back entry, line) arriving at pos
+        best: dict[int, list] = {0: [(0, prev_rid, -1, None, None)]}
+        for start in range(n):
+            if start not in best or start not in arcs:
+                continue
+            here = best[start]
+            for end, a_lid, a_rid, a_cost, node in arcs[start]:
+                back = min(here, key=lambda e: e[0] + m[e[1] + ls * a_lid])
+                cost = back[0] + m[back[1] + ls * a_lid] + a_cost + search_penalty(surface[start:end])
+                best.setdefault(end, []).append((cost, a_rid, start, back, node))
+        if n not in best:
+            return None
+        tail = (lambda e: m[e[1] + ls * next_lid]) if next_lid >= 0 else (lambda e: 0)
+        last = min(best[n], key=lambda e: e[0] + tail(e))
+        max_cost = m[prev_rid + ls * lid] + wcost + penalty + (m[rid + ls * next_lid] if next_lid >= 0 else 0)
+        if last[2] == 0 or last[0] + tail(last) > max_cost:
+            return None
+        parts = []
+        entry = last
+        while entry[4] is not None:
+            parts.append(entry[4])
+            entry = entry[3]
+        return tuple(reversed(parts))
 
 
 def _japanese() -> JapaneseAnalyzer:
