@@ -30,6 +30,8 @@ LOCK_FILE = ".sounding-writer.lock"
 def os_error(e: OSError, path: str | Path | None = None, doing: str = "") -> SoundingError:
     """A one-line error for an OS fault on `path` (or the path the error names)."""
     where = path if path is not None else (e.filename or "")
+    if e.errno is None and "requested and" in str(e) and "written" in str(e):
+        e = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # numpy's short write: the disk filled up
     what = e.strerror or (errno.errorcode.get(e.errno, "") if e.errno else "") or str(e)
     hint = {errno.ENOSPC: "; free some space or choose another place",
             errno.EROFS: "; choose a writable place", errno.EACCES: "; check the permissions",

@@ -120,7 +120,7 @@ def _os_faults(root: Path):
     try:
         yield
     except OSError as e:
-        inside = e.filename is not None and str(e.filename).startswith(str(root))
+        inside = str(e.filename or root).startswith(str(root))  # numpy's short writes name no file
         raise os_error(e, root if inside else e.filename, "write the index" if inside else "read") from None
 
 
