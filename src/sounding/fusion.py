@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
+from . import validate
 from .errors import SoundingError
 from .eval import evaluate, trec_order
 from .types import Run
@@ -44,9 +45,9 @@ def rrf(runs: Sequence[Mapping[str, Mapping[str, float]]], k: float = 60, *, wei
     """Reciprocal rank fusion: Σ_arm w_arm / (k + rank_arm(d)); weights default to 1 each."""
     if not runs:
         raise SoundingError("rrf needs at least one run")
-    if k < 0:
-        raise SoundingError("the RRF constant k must be non-negative")
-    weights = [1.0] * len(runs) if weights is None else [float(w) for w in weights]
+    k = validate.finite("the RRF constant k", k, low=0.0)
+    weights = [1.0] * len(runs) if weights is None else [validate.weight("fusion weight", w) for w in weights]
+    _check_cuts(depth, k_out)
     if len(weights) != len(runs):
         raise SoundingError(f"{len(weights)} weights for {len(runs)} runs")
     qids = sorted(set().union(*[r.keys() for r in runs]))
@@ -65,8 +66,7 @@ def rrf(runs: Sequence[Mapping[str, Mapping[str, float]]], k: float = 60, *, wei
 def weighted_rrf(lexical: Mapping, dense: Mapping, k: float = 10, semantic_ratio: float = 0.75, *,
                  depth: int | None = None, k_out: int | None = DEFAULT_K_OUT) -> Run:
     """RRF with w_dense = semantic_ratio, w_lexical = 1 − semantic_ratio (defaults k = 10, ratio 0.75)."""
-    if not 0.0 <= semantic_ratio <= 1.0:
-        raise SoundingError(f"semantic_ratio must lie in [0, 1], not {semantic_ratio}")
+    validate.finite("semantic_ratio", semantic_ratio, low=0.0, high=1.0)
     return rrf([lexical, dense], k, weights=[1.0 - semantic_ratio, semantic_ratio], depth=depth, k_out=k_out)
 
 
@@ -86,8 +86,8 @@ def minmax(hits: Mapping[str, float], depth: int | None = None) -> dict[str, flo
 def linear(lexical: Mapping, dense: Mapping, alpha: float = 0.5, *, depth: int | None = None,
            k_out: int | None = DEFAULT_K_OUT) -> Run:
     """(1 − α)·minmax(lexical) + α·minmax(dense); a document missing from an arm gets 0 from it."""
-    if not 0.0 <= alpha <= 1.0:
-        raise SoundingError(f"alpha must lie in [0, 1], not {alpha}")
+    alpha = validate.finite("alpha", alpha, low=0.0, high=1.0)
+    _check_cuts(depth, k_out)
     out: Run = {}
     for q in sorted(set(lexical) | set(dense)):
         lx = minmax(lexical.get(q, {}), depth)
@@ -97,6 +97,13 @@ def linear(lexical: Mapping, dense: Mapping, alpha: float = 0.5, *, depth: int |
             acc[d] = acc.get(d, 0.0) + alpha * s
         out[q] = _cut(acc, k_out)
     return out
+
+
+def _check_cuts(depth, k_out) -> None:
+    if depth is not None:
+        validate.integer("fusion depth", depth)
+    if k_out is not None:
+        validate.integer("fused hits (k_out)", k_out)
 
 
 def fuse(method: str, lexical: Mapping, dense: Mapping, **kw) -> Run:
@@ -134,7 +141,7 @@ def parse_method(method: str) -> tuple[str, dict]:
                     params["semantic_ratio"] = num
                 elif key == "a" and name == "linear":
                     params["alpha"] = num
-                elif key == "d":
+                elif key == "d" and num.is_integer():
                     params["depth"] = int(num)
                 else:
                     raise SoundingError(f"bad fusion parameter {part!r} in {method!r}")
