@@ -8,7 +8,6 @@ import math
 import re
 import subprocess
 import sys
-import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
 
