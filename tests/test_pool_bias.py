@@ -10,6 +10,7 @@ Three references:
   from what the binary prints.
 """
 import functools
+import json
 import math
 import os
 import shutil
@@ -17,6 +18,7 @@ import subprocess
 import tempfile
 import warnings
 from functools import cmp_to_key
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +29,9 @@ from hypothesis import strategies as st
 
 from sounding.errors import SoundingError
 from sounding.eval import evaluate, parse_measure, per_query_arrays
+from sounding.eval.metrics import unjudged_in_top
+from sounding.harness import run_experiment
+from sounding.harness.report import html_report, markdown_report
 
 CUTS = (1, 2, 3, 5, 10)
 DOCS = ["a", "b", "c", "d", "e", "f", "g", "9", "10", "100", "x1", "x2", "y", "q1", "q2"]
@@ -156,10 +161,12 @@ PYTREC_PAIRS = [(f"nDCG'@{k}", f"ndcg_cut_{k}") for k in CUTS]
 @given(collections(), st.booleans())
 def test_matches_pytrec_eval_per_query(data, remove_self_hits):
     qrels, run = data
-    qids, ours = per_query_arrays(qrels, run, [m for m, _ in PYTREC_PAIRS] + ["bpref"], remove_self_hits=remove_self_hits)
+    names = [m for m, _ in PYTREC_PAIRS] + ["bpref"]
+    qids, ours = per_query_arrays(qrels, run, names, remove_self_hits=remove_self_hits)
     judged = {q: j for q, j in qrels.items() if j}
     ref_run = {q: h for q, h in (without_self_hits(run) if remove_self_hits else run).items() if h}
-    cond = pytrec_eval.RelevanceEvaluator(judged, {r for _, r in PYTREC_PAIRS}, judged_docs_only_flag=True).evaluate(ref_run)
+    cond = pytrec_eval.RelevanceEvaluator(judged, {r for _, r in PYTREC_PAIRS}, judged_docs_only_flag=True)
+    cond = cond.evaluate(ref_run)
     plain = pytrec_eval.RelevanceEvaluator(judged, {"bpref"}).evaluate(ref_run)
     for name, ref_name in PYTREC_PAIRS:
         expected = [cond.get(q, {}).get(ref_name, 0.0) for q in qids]  # -c: a judged query without hits is 0
@@ -251,3 +258,111 @@ def test_matches_trec_eval_10_binary_per_query(data, remove_self_hits):
                 continue
             text = printed.get((ref_name, q), "0")  # -c: a judged query without hits is 0
             assert abs(ours[name][i] - float(text)) <= tol, (name, q, ours[name][i], text)
+
+
+# ------------------------------------------------------------------------------- rows, report, CLI
+
+
+def test_unjudged_in_top_counts_holes_in_trec_order():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"q3": 1, "a": 0}}
+    run = {"q1": {"x": 3.0, "a": 2.0, "y": 2.0, "b": 1.0}, "q3": {"q3": 5.0, "z": 1.0}}
+    # q1 in trec order: x, y (tied with a, larger docid first), a, b
+    assert unjudged_in_top(qrels, run, 1) == {"q1": 1, "q2": 0, "q3": 0}
+    assert unjudged_in_top(qrels, run, 3) == {"q1": 2, "q2": 0, "q3": 1}
+    assert unjudged_in_top(qrels, run, 1, remove_self_hits=True)["q3"] == 1  # q3's own hit dropped: z first
+    with pytest.raises(SoundingError):
+        unjudged_in_top(qrels, run, 0)
+
+
+def make_beir(root):
+    root.mkdir(parents=True)
+    docs = {"d1": "virus replication in host cells", "d2": "protein folding chaperones",
+            "d3": "tumor cells divide quickly", "d4": "virus proteins fold in cells", "d5": "cells under stress"}
+    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n"
+                                               for i, t in docs.items()))
+    queries = {"q1": "virus cells", "q2": "protein folding", "q3": "tumor cells"}
+    (root / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in queries.items()))
+    (root / "qrels").mkdir()
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td4\t1\nq1\td1\t0\nq2\td2\t2\nq3\td3\t1\n")
+    return root
+
+
+def test_sounding_run_rows_carry_the_pool_bias_measures_and_holes(tmp_path):
+    data = make_beir(tmp_path / "toy")
+    res = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], log=lambda m: None)
+    row = res.rows[0]
+    assert {"nDCG'@10", "bpref", "judged@10"} <= set(row["metrics"])
+    qrels = {"q1": {"d4": 1, "d1": 0}, "q2": {"d2": 2}, "q3": {"d3": 1}}
+    from sounding.eval import read_run
+
+    run = read_run(tmp_path / "out" / row["run_file"])
+    assert row["metrics"]["nDCG'@10"] == evaluate(qrels, run, ["nDCG'@10"], remove_self_hits=True)["nDCG'@10"]
+    holes = unjudged_in_top(qrels, run, 10, remove_self_hits=True)
+    assert row["pool"]["judged_nonrelevant"] == 1 and row["pool"]["k"] == 10
+    assert row["pool"]["queries_with_unjudged"] == sum(1 for n in holes.values() if n)
+    assert row["pool"]["most_unjudged"] == sorted(([q, n] for q, n in holes.items() if n), key=lambda x: (-x[1], x[0]))
+    per_query = json.loads((tmp_path / "out" / row["per_query_file"]).read_text())
+    assert per_query["unjudged@10"] == holes and set(per_query["bpref"]) == {"q1", "q2", "q3"}
+
+
+class Cells(HTMLParser):
+    """Every <td> of a page: its attributes and visible text."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.cells: list[dict] = []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "td":
+            self.cells.append({**dict(attrs), "text": ""})
+
+    def handle_data(self, data):
+        if self.cells and self.lasttag == "td":
+            self.cells[-1]["text"] += data
+
+    def one(self, **want) -> dict:
+        found = [c for c in self.cells if all(c.get(f"data-{k}") == v for k, v in want.items())]
+        assert len(found) == 1, (want, found)
+        return found[0]
+
+
+BM25, DENSE, HYBRID = "sounding.bm25.flat.anserini", "sounding.dense.minilm", "sounding.hybrid.minilm"
+
+
+def pool_rows(nonrelevant: int = 0) -> list[dict]:
+    figures = {  # setting -> (arm, nDCG@10, nDCG'@10, judged@10, bpref, most unjudged)
+        BM25: ("bm25", 0.66, 0.70, 0.30, 0.90, [["q3", 6]]),
+        DENSE: ("dense", 0.60, 0.75, 0.20, 0.92, [["q7", 9], ["q3", 8]]),
+        HYBRID: ("hybrid", 0.68, 0.72, 0.25, 0.93, []),
+    }
+    return [{"dataset": "scifact", "setting": s, "engine": "sounding", "arm": arm,
+             "metrics": {"nDCG@10": a, "nDCG'@10": b, "judged@10": j, "bpref": bp},
+             "pool": {"k": 10, "queries_with_unjudged": len(worst), "most_unjudged": worst,
+                      "judged_nonrelevant": nonrelevant}}
+            for s, (arm, a, b, j, bp, worst) in figures.items()]
+
+
+def test_report_pool_bias_section_places_gaps_and_holes():
+    page, md = html_report(pool_rows(), {}), markdown_report(pool_rows(), {})
+    assert "## Pool bias: judged-only scores" in md and 'id="pool-bias"' in page
+    cells = Cells(page)
+    place = {s: (cells.one(kind="pool-place", setting=s, measure="nDCG@10")["text"],
+                 cells.one(kind="pool-place", setting=s, measure="nDCG'@10")["text"],
+                 cells.one(kind="pool-place-change", setting=s)["text"]) for s in (BM25, DENSE, HYBRID)}
+    assert place == {BM25: ("2", "3", "-1"), DENSE: ("3", "1", "+2"), HYBRID: ("1", "2", "-1")}
+    diff = cells.one(kind="pool-diff", setting=DENSE)
+    assert float(diff["data-value"]) == pytest.approx(0.15) and diff["text"] == "+0.1500"
+    gap = cells.one(kind="pool-gap", setting=DENSE, measure="nDCG'@10")
+    assert float(gap["data-value"]) == pytest.approx(0.05)
+    assert "sign flips: -0.0600 → +0.0500" in md and "| +0.0200 | +0.0200 | +0.0300 | gap unchanged |" in md
+    assert "q7 (9), q3 (8)" in md and "q3 (6)" in md
+    assert "the qrels hold no judged non-relevant document" in md
+    assert "no judged non-relevant" not in markdown_report(pool_rows(nonrelevant=12), {})
+
+
+def test_report_pool_bias_section_without_the_measures():
+    rows = pool_rows()
+    for r in rows:
+        del r["metrics"]["nDCG'@10"], r["pool"]
+    assert "nDCG'@10 is not recorded in this run." in markdown_report(rows, {})

@@ -175,6 +175,21 @@ def per_query_arrays(
     return qids, {str(m): table[:, j].copy() for j, m in enumerate(ms)}
 
 
+def unjudged_in_top(qrels: Qrels, run: Run, k: int, *, remove_self_hits: bool = False) -> dict[str, int]:
+    """{qid: hits in the top k (trec_eval order) without any judgement} for every judged query (0 without hits):
+    the holes in the pool that nDCG@k counts as non-relevant and nDCG'@k drops."""
+    if k < 1:
+        raise SoundingError(f"the cutoff must be at least 1, got {k}")
+    out = {}
+    for qid in judged_qids(qrels):
+        hits = run.get(qid) or {}
+        if remove_self_hits and qid in hits:
+            hits = {d: s for d, s in hits.items() if d != qid}
+        judged = qrels[qid]
+        out[qid] = sum(1 for d in trec_order(hits, k) if d not in judged)
+    return out
+
+
 def evaluate(
     qrels: Qrels,
     run: Run,

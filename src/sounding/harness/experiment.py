@@ -29,6 +29,7 @@ from .. import __version__
 from ..datasets import Dataset, iter_corpus, load_dataset
 from ..errors import SoundingError
 from ..eval import crosscheck, evaluate, write_run
+from ..eval.metrics import unjudged_in_top
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
 from ..pipeline import default_analyzer
@@ -36,8 +37,10 @@ from ..search import Searcher
 from .settings import Setting, grid
 
 RESULTS_FORMAT = 1
-BEIR_MEASURES = ["nDCG@10", "R@100", "R@1000", "RR@100", "judged@10"]
-MRTYDI_MEASURES = ["RR@100", "R@100", "Success@100", "nDCG@10", "judged@10"]
+# nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
+BEIR_MEASURES = ["nDCG@10", "R@100", "R@1000", "RR@100", "judged@10", "nDCG'@10", "bpref"]
+MRTYDI_MEASURES = ["RR@100", "R@100", "Success@100", "nDCG@10", "judged@10", "nDCG'@10", "bpref"]
+POOL_K, POOL_SHOWN = 10, 5  # a row names the POOL_SHOWN queries with the most unjudged hits in its top POOL_K
 GATE_POINTS = 0.01  # "more than one point below" a published figure or a comparator
 
 
@@ -197,6 +200,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     user_key = s.fingerprint(ds.name) if s.arm == "user" else ""  # None: a user system with no fingerprint
     key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
                   json.dumps(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())), f"results-{RESULTS_FORMAT}",
+                  ",".join(measures),
                   *([user_key] if user_key else []))
     row_file = out / "rows" / ds.name / f"{s.name}.json"
     if row_file.is_file() and user_key is not None:  # a user system without a fingerprint is never reused
@@ -227,6 +231,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     raw = evaluate(ds.qrels, run, ["nDCG@10"], per_query=True)
     per_query = dict(scored.pop("per_query"))
     per_query["nDCG@10/raw"] = raw["per_query"]["nDCG@10"]
+    unjudged = unjudged_in_top(ds.qrels, run, POOL_K, remove_self_hits=True)
+    per_query[f"unjudged@{POOL_K}"] = unjudged  # counts of hits, not a measure
     metrics = {**scored, "nDCG@10/raw": raw["nDCG@10"]}
     check = crosscheck(ds.qrels, run, remove_self_hits=True)
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
@@ -243,11 +249,22 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         "search_seconds": seconds, "qps": len(ds.queries) / seconds if seconds else None,
         "hits": k, "threads": threads,
         "run_file": str(run_file.relative_to(out)), "per_query_file": str(pq_file.relative_to(out)),
-        "published": _published(ds.name, s), "model": extra.pop("model", None), **extra,
+        "published": _published(ds.name, s), "model": extra.pop("model", None),
+        "pool": _pool_holes(ds.qrels, unjudged), **extra,
         **({"ray": on_ray.info} if on_ray and _searches_bm25(s) else {}),
     }
     _write_json(row_file, {"key": key, "row": row})
     return row
+
+
+def _pool_holes(qrels: dict, unjudged: dict[str, int]) -> dict:
+    """A row's "pool": the queries with the most unjudged hits in the top POOL_K (count descending, then qid),
+    how many queries have any, and how many grade-0 judgements the qrels hold (with none, a judged-only
+    list holds only relevant documents)."""
+    worst = sorted(((q, n) for q, n in unjudged.items() if n), key=lambda x: (-x[1], x[0]))[:POOL_SHOWN]
+    return {"k": POOL_K, "queries_with_unjudged": sum(1 for n in unjudged.values() if n),
+            "most_unjudged": [[q, n] for q, n in worst],
+            "judged_nonrelevant": sum(1 for j in qrels.values() for g in j.values() if g == 0)}
 
 
 def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None):
