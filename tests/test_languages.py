@@ -310,6 +310,10 @@ def test_korean_drops_particles_and_endings():
     assert ko("한국어 형태소 분석기를 사용했습니다.") == ["한국", "어", "형태", "소", "분석", "기", "사용"]
     assert ko("한니발 바르카의 최종 계급은 무엇인가요?") == ["한니발", "바르카", "최종", "계급", "무엇", "이"]
     assert ko("漢字") == ["한자"]  # KoreanReadingFormFilter: Hanja → Hangul reading
+    # Nori's whitespace penalty: a word does not start with a suffix or particle when another
+    # reading exists (Lucene 8.7's Nori, from the oracle; MeCab alone gives 되/XSV and 언제 가/JKS 입)
+    assert ko("2차 세계 대전은 몇 년도에 시작 되었는가?") == ["2", "차", "세계", "대전", "년", "도", "시작", "되"]
+    assert ko("헝가리는 유럽 연합에 언제 가입했나요?") == ["헝가리", "유럽", "연합", "가입"]
     assert ko("Seoul") == ["seoul"]
 
 

