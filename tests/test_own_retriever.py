@@ -345,30 +345,41 @@ def test_readme_quickstart_on_scifact(shared_data, tmp_path, monkeypatch):
     assert "| scifact | user.overlap |" in Path(ns["md"]).read_text()
 
 
-# -- real data: TF-IDF on scifact beside BM25 --------------------------------------------------------------
+# -- real data: TF-IDF on scifact and nfcorpus beside BM25 --------------------------------------------------
 @pytest.mark.realdata
-def test_tfidf_on_scifact_beside_bm25(shared_data, tmp_path, capsys):
+def test_tfidf_on_scifact_and_nfcorpus_beside_bm25(shared_data, tmp_path, capsys):
     out = tmp_path / "out"
-    res = sounding.run_experiment(["scifact"], out, data_dir=shared_data, retrievers={"tfidf": TfIdf()}, log=quiet)
-    rows = check_user_rows(out, res.rows, "scifact", ["tfidf"])
-    ref = res.rows[0]
-    assert ref["setting"] == REF and ref["published"]["nDCG@10"] == 0.6789
-    tfidf = rows["tfidf"]
-    assert 0.4 < tfidf["metrics"]["nDCG@10"] < ref["metrics"]["nDCG@10"] and tfidf["n_queries"] == 300
-    assert tfidf["vs_bm25"]["rand_pvalue"] < 0.05 and tfidf["vs_bm25"]["diff"] < 0
-    assert any(p["condition"] == "bm25-flat" for p in tfidf["published_beside"])
-    check_report(out, "scifact", rows)
-    md = (out / "report.md").read_text()
-    assert "scifact — this run beside published nDCG@10 figures" in md
-    # the same run as a gzipped run file through the CLI gives the same row metrics as `sounding eval`
-    gz = tmp_path / "runs" / "scifact.trec.gz"
-    gz.parent.mkdir()
-    gz.write_bytes(gzip.compress((out / tfidf["run_file"]).read_bytes()))
-    code = main(["run", "scifact", "--data-dir", str(shared_data), "--out", str(out), "--run",
-                 f"tfidf-file={tmp_path}/runs/{{dataset}}.trec.gz"])
+    res = sounding.run_experiment(["scifact", "nfcorpus"], out, data_dir=shared_data, retrievers={"tfidf": TfIdf()},
+                                  log=quiet)
+    assert [(r["dataset"], r["setting"]) for r in res.rows] == [
+        ("scifact", REF), ("scifact", "user.tfidf"), ("nfcorpus", REF), ("nfcorpus", "user.tfidf")]
+    published = {"scifact": 0.6789, "nfcorpus": 0.3218}
+    tfidf = {}
+    for dataset, pub in published.items():
+        rows = check_user_rows(out, res.rows, dataset, ["tfidf"])
+        ref = next(r for r in res.rows if r["dataset"] == dataset and r["setting"] == REF)
+        assert ref["published"]["nDCG@10"] == pub and abs(ref["metrics"]["nDCG@10"] - pub) < 0.01
+        tfidf[dataset] = rows["tfidf"]
+        assert 0.2 < rows["tfidf"]["metrics"]["nDCG@10"] < ref["metrics"]["nDCG@10"] + 0.05
+        assert any(p["condition"] == "bm25-flat" for p in rows["tfidf"]["published_beside"])
+        check_report(out, dataset, rows)
+    assert tfidf["scifact"]["n_queries"] == 300 and tfidf["nfcorpus"]["n_queries"] == 323
+    # on scifact, this TF-IDF is clearly below BM25
+    assert tfidf["scifact"]["vs_bm25"]["diff"] < 0 and tfidf["scifact"]["vs_bm25"]["rand_pvalue"] < 0.05
+    assert "scifact — this run beside published nDCG@10 figures" in (out / "report.md").read_text()
+
+    # the same runs as gzipped run files, {dataset} filled per dataset, through the CLI: the same metrics,
+    # equal to `sounding eval` on each file
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for dataset, row in tfidf.items():
+        (runs / f"{dataset}.trec.gz").write_bytes(gzip.compress((out / row["run_file"]).read_bytes()))
+    code = main(["run", "scifact", "nfcorpus", "--data-dir", str(shared_data), "--out", str(tmp_path / "out2"),
+                 "--run", f"tfidf-file={runs}/{{dataset}}.trec.gz"])
     assert code == 0
-    row = next(r for r in json.loads((out / "results.json").read_text()) if r["setting"] == "user.tfidf-file")
-    assert row["metrics"] == {**tfidf["metrics"]}
-    qrels = shared_data / "beir" / "scifact" / "qrels" / "test.tsv"
-    if qrels.is_file():
-        assert eval_json(qrels, gz, capsys) == {m: row["metrics"][m] for m in MEASURES}
+    rows = json.loads((tmp_path / "out2" / "results.json").read_text())
+    for dataset, row in tfidf.items():
+        mine = next(r for r in rows if r["dataset"] == dataset and r["setting"] == "user.tfidf-file")
+        assert mine["metrics"] == row["metrics"] and mine["vs_bm25"]["diff"] == row["vs_bm25"]["diff"]
+        qrels = shared_data / "beir" / dataset / "qrels" / "test.tsv"
+        assert eval_json(qrels, runs / f"{dataset}.trec.gz", capsys) == {m: mine["metrics"][m] for m in MEASURES}
