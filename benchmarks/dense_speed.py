@@ -6,7 +6,7 @@
    process, alternating direct / Sounding runs (best of R rounds each, after a warm-up batch):
    - sentence-transformers all-MiniLM-L6-v2: `SentenceTransformer.encode(texts, batch_size=32)` vs
      `sounding.dense.load_encoder(...).encode(texts)`;
-   - onnxruntime int8 MiniLM: the MODELS.md snippet (tokenize, run, mean-pool, normalise per batch of
+   - onnxruntime int8 MiniLM: the docs/models.md snippet (tokenize, run, mean-pool, normalise per batch of
      32, input order) vs Sounding's OnnxEncoder (same steps, batches sorted by length).
    The ratio Sounding / direct should be ≥ 0.9.
 2. Exact search over D random unit vectors (384-d) for Q queries, top 1,000: Sounding's ExactIndex

@@ -14,7 +14,7 @@ Measures, for the same corpus and queries:
     in one process (`ShardedSearcher`), the shards on Ray actors (`RayShardedSearcher`), with the
     shards' own search time and the merge time; and a byte comparison of the run files.
   * optionally (--encode-docs N) the Ray Data encoding pipeline's own overhead, with a trivial
-    numpy encoder (model throughput is measured elsewhere: /work/shared/design/MODELS.md).
+    numpy encoder (model throughput is measured elsewhere: docs/models.md).
 
 Writes WORK/scale-results.json and prints a Markdown summary. The corpus comes from
 benchmarks/synthetic.py (deterministic); without that file, a simpler built-in generator is used.
@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -290,7 +291,7 @@ def main(argv=None) -> int:
     ap.add_argument("--shards", type=int, default=4)
     ap.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray instance")
     ap.add_argument("--encode-docs", type=int, default=0, help="also time the Ray Data encoding pipeline on N docs")
-    ap.add_argument("--work", default="/tmp/sounding-scale-bench")
+    ap.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "sounding-scale-bench"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

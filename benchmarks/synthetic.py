@@ -1,13 +1,13 @@
 """Synthetic NQ-shaped corpus in BEIR layout, for BM25 speed and memory benchmarks at NQ scale.
 
-    python benchmarks/synthetic.py --scale 0.05 --out /tmp/synth-0.05 [--seed 0]
+    python benchmarks/synthetic.py --scale 0.05 --out bench-out/synth-0.05 [--seed 0]
 
 Writes corpus.jsonl.gz, queries.jsonl, qrels/test.tsv and synthetic.json (parameters and measured
 statistics) into --out. Everything comes from a seeded numpy generator, vectorised per chunk of
 documents, so the same arguments give byte-identical files (gzip header time fixed at 0; same zlib).
 
 The shape follows BEIR's Natural Questions (NQ) corpus (numbers: BEIR paper Table 1 and the
-xhluca/bm25-benchmarks README, see /work/shared/design/BASELINES.md §4b):
+xhluca/bm25-benchmarks README, see docs/baselines.md §4b):
   * 2,681,468 documents at scale 1.0, ids doc0..docN-1; 3,452 test queries, ids test0..test3451,
     capped at n_docs // 20 at small scales (at least 1);
   * ~78.9 whitespace words per document (title + text; BEIR: 78.88) and ~55 bm25s tokens per

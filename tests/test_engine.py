@@ -27,7 +27,7 @@ def docs_from(texts):
 
 
 def reference_scores(docs, query, *, layout, k1, b, title_weight=None):
-    """Straight from ARCHITECTURE.md's definitions, in float64, one document at a time."""
+    """Straight from docs/definitions.md's definitions, in float64, one document at a time."""
     analyze = get_analyzer()
     fields = {
         "title": [Counter(analyze(d.title)) for d in docs],

@@ -23,7 +23,7 @@ def with_relevant_at(ranks, n=10):
     return qrels, {"q": ranked(docs)}
 
 
-# ----------------------------------------------------------------------------- ARCHITECTURE.md's example
+# ----------------------------------------------------------------------------- docs/definitions.md's example
 
 
 def test_worked_example_relevant_at_1_4_8():
@@ -35,7 +35,7 @@ def test_worked_example_relevant_at_1_4_8():
     assert value == pytest.approx(dcg / idcg, abs=1e-12)
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10"}).evaluate(run)["q"]["ndcg_cut_10"]
     assert value == pytest.approx(ref, abs=1e-12)
-    # ARCHITECTURE.md says DCG 1.7462 and nDCG@10 0.8195: it summed the rounded terms (1.7462 / 2.1309 =
+    # docs/definitions.md says DCG 1.7462 and nDCG@10 0.8195: it summed the rounded terms (1.7462 / 2.1309 =
     # 0.81947). Unrounded, DCG is 1.74614 and nDCG@10 is 0.81943, as trec_eval computes: within 1e-4.
     assert abs(dcg - 1.7462) < 1e-4 and abs(value - 0.8195) < 1e-4
     assert round(value, 4) == 0.8194

@@ -304,7 +304,7 @@ def test_table_all_eleven_and_per_setting():
     table = mrtydi_table(rows)
     assert table.count("| mean of ") == 2
     assert _cells(table, "mean of 11")[0] == "mean of 11 (ar, bn, en, fi, id, ja, ko, ru, sw, te, th)"
-    # the 11 published means, by hand from BASELINES.md 2b / 2a
+    # the 11 published means, by hand from docs/baselines.md 2b / 2a
     pys = [0.3682, 0.4182, 0.1404, 0.2836, 0.3762, 0.2125, 0.3040, 0.3163, 0.3893, 0.5283, 0.4012]
     paper = [0.368, 0.418, 0.140, 0.284, 0.376, 0.211, 0.285, 0.313, 0.389, 0.343, 0.401]
     cells = _cells(table, "mean of 11")

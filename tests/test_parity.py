@@ -1,7 +1,7 @@
 """Lucene/Pyserini parity on the real BEIR sets (BEIR convention, top 1000, k1 0.9, b 0.4).
 
 Expected values: Pyserini 2CR (castorini/pyserini pyserini/2cr/beir.yaml), reproduced by Pyserini on
-these very files (PEERS.md). With `lucene_norms` (Lucene's norms and arithmetic) and `anserini_ties`
+these very files (docs/peers.md). With `lucene_norms` (Lucene's norms and arithmetic) and `anserini_ties`
 (Anserini's tie handling and Pyserini's run-file rounding) the runs are Pyserini's and must match to
 the 4th decimal, R@1000 included; exact real-valued BM25 must stay close (tolerances below).
 """

@@ -34,7 +34,7 @@ def test_shipped_regressions_load_and_match_the_published_baselines():
             exact_lucene = r.name.endswith("-lucene-exact")
             assert ("--lucene-norms" in r.command) == exact_lucene == r.select["lucene_norms"]
             # exact BM25 on ArguAna's long documents differs from Lucene's quantised norms by ~0.003:
-            # BASELINES.md's 0.005 for BM25 at matched settings applies there
+            # docs/baselines.md's 0.005 for BM25 at matched settings applies there
             loose = 0.005 if r.dataset == "arguana" else 0.002
             assert all(e.tolerance == (0.0001 if exact_lucene else loose) for e in r.metrics.values())
             pub = published(r.dataset, "bm25-" + r.select["layout"])

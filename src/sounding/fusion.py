@@ -1,6 +1,6 @@
 """Fusion of runs (lexical + dense, or any number of arms), and a sweep over fusion settings.
 
-Definitions (docs/ARCHITECTURE "Fusion"; every number Sounding publishes uses them):
+Definitions (docs/definitions.md, "Fusion"; every number Sounding publishes uses them):
 
 * **RRF** `rrf(runs, k=60)`: score(d) = Σ_arm w_arm / (k + rank_arm(d)), w_arm = 1. A document an arm
   did not retrieve gets nothing from that arm.

@@ -9,7 +9,7 @@ a changed text or model never reuses a stale score. Reranked run: the top-N hits
 (score descending, ties by doc id descending); the hits below N are kept, in their first-stage
 order, under the reranked ones (score = lowest reranked score − 1 − position), so R@1000 is unchanged.
 
-No trained cross-encoder ships in a PyPI wheel (docs/MODELS.md): quality numbers need a real one
+No trained cross-encoder ships in a PyPI wheel (docs/models.md): quality numbers need a real one
 (e.g. cross-encoder/ms-marco-MiniLM-L-6-v2 on a machine with the hub). The default reranker of the
 harness is therefore the bi-encoder (all-MiniLM-L6-v2 cosine over BM25's top-100).
 """

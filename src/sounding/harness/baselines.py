@@ -1,7 +1,7 @@
 """Published baselines as data: the figures Sounding must reproduce, each with its source.
 
-The numbers live in `baselines.yaml` (package data), transcribed from shared/design/BASELINES.md.
-Only `verified: true` conditions are oracles; `verified: false` ones ([U]/[P] in BASELINES.md) are
+The numbers live in `baselines.yaml` (package data), transcribed from docs/baselines.md.
+Only `verified: true` conditions are oracles; `verified: false` ones ([U]/[P] in docs/baselines.md) are
 returned only when asked for (`include_unverified=True`) and never by `baseline_for_row`, so they can
 be shown beside a result but can never gate one.
 

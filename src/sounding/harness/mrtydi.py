@@ -12,7 +12,7 @@ constant, so this ranks exactly like
 
     (1 − a)·minmax(lexical) + a·minmax(dense)  with  a = α / (1 + α)
 
-which is `sounding.fusion.linear` (ARCHITECTURE "Fusion": min-max to [0, 1], a document missing from
+which is `sounding.fusion.linear` (docs/definitions.md, "Fusion": min-max to [0, 1], a document missing from
 an arm gets 0 from it). `hybrid_linear` calls it with that `a`; its scores equal castorini's up to the
 positive affine map  castorini = (1 + α)·ours − (1 + α)/2, so rankings and every metric agree.
 Two edge cases differ on purpose: an arm whose hits all score the same (e.g. a single hit) maps to 1
@@ -23,8 +23,8 @@ normalising the dense scores (a dense run with equal scores divides by zero ther
 Markdown table per setting: MRR@100 (RR@100), R@100 (trec_eval recall.100) and Success@100 per
 language, then the mean over the languages present, labelled with their codes, beside
 
-* Pyserini/Anserini's current BM25 regression (`mrtydi-bm25`, BASELINES.md 2b), and
-* the Mr. TyDi paper's BM25 (default) row (`mrtydi-readme-bm25-default`, BASELINES.md 2a: README
+* Pyserini/Anserini's current BM25 regression (`mrtydi-bm25`, docs/baselines.md 2b), and
+* the Mr. TyDi paper's BM25 (default) row (`mrtydi-readme-bm25-default`, docs/baselines.md 2a: README
   @ 0ca1c66, which keeps paper Table 2's BM25 rows).
 
 Both come from `sounding.harness.baselines` when it is installed, else from the copy below (a test
@@ -46,9 +46,9 @@ MRTYDI_HYBRID_ALPHA: dict[str, float] = {
     "ko": 1.0, "ru": 0.93, "sw": 0.56, "te": 0.73, "th": 0.84,
 }
 MRTYDI_HYBRID_ALPHA_SOURCE = ("castorini/mr.tydi:scripts/hybrid.py (lang2alpha), used with --weight-on-dense "
-                              "--normalization in the README's 'BM25+mDPR hybrid' step; BASELINES.md 2a")
+                              "--normalization in the README's 'BM25+mDPR hybrid' step; docs/baselines.md 2a")
 
-# Copies of BASELINES.md 2a/2b (test split; RR@100, R@100), used when sounding.harness.baselines is absent.
+# Copies of docs/baselines.md 2a/2b (test split; RR@100, R@100), used when sounding.harness.baselines is absent.
 _PYSERINI_BM25 = {  # castorini/pyserini:pyserini/2cr/mrtydi.yaml = anserini configs/mrtydi-v1.1-<lang>.yaml
     "ar": (0.3682, 0.7928), "bn": (0.4182, 0.8694), "en": (0.1404, 0.5365), "fi": (0.2836, 0.7196),
     "id": (0.3762, 0.8426), "ja": (0.2125, 0.6431), "ko": (0.3040, 0.6924), "ru": (0.3163, 0.6541),
@@ -61,8 +61,8 @@ _PAPER_BM25 = {  # castorini/mr.tydi:README.md @ 0ca1c66, BM25 (default) = paper
     "sw": (0.389, 0.764), "te": (0.343, 0.758), "th": (0.401, 0.853),
 }
 PYSERINI_SOURCE = ("castorini/pyserini:pyserini/2cr/mrtydi.yaml (= Anserini mrtydi-v1.1-<lang> regressions), "
-                   "BASELINES.md 2b")
-PAPER_SOURCE = "castorini/mr.tydi README @ 0ca1c66, BM25 (default) row = paper Table 2, BASELINES.md 2a"
+                   "docs/baselines.md 2b")
+PAPER_SOURCE = "castorini/mr.tydi README @ 0ca1c66, BM25 (default) row = paper Table 2, docs/baselines.md 2a"
 
 
 # -- hybrid ------------------------------------------------------------------------------------------
@@ -98,7 +98,7 @@ def _linear(lexical, dense, alpha: float, *, depth: int | None, k_out: int | Non
 
 def linear_minmax(lexical, dense, alpha: float, *, depth: int | None = None,
                   k_out: int | None = None) -> dict[str, dict[str, float]]:
-    """ARCHITECTURE "Fusion", linear: (1 − α)·minmax(lexical) + α·minmax(dense), missing → 0.
+    """docs/definitions.md, "Fusion", linear: (1 − α)·minmax(lexical) + α·minmax(dense), missing → 0.
 
     The fallback for builds without `sounding.fusion` (and the reference its tests compare with).
     Each arm's hits are taken in trec_eval order (score, then doc id, descending) and cut to `depth`;
