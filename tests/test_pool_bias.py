@@ -366,3 +366,25 @@ def test_report_pool_bias_section_without_the_measures():
     for r in rows:
         del r["metrics"]["nDCG'@10"], r["pool"]
     assert "nDCG'@10 is not recorded in this run." in markdown_report(rows, {})
+
+
+def test_cli_eval_and_compare_take_the_judged_only_measures(tmp_path, capsys):
+    from sounding.cli import main
+
+    (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq2 0 e 0\nq3 0 d 1\n")
+    (tmp_path / "a.run").write_text("q1 Q0 x 1 3.0 A\nq1 Q0 a 2 2.0 A\nq2 Q0 e 1 5.0 A\nq2 Q0 c 2 4.0 A\n"
+                                    "q3 Q0 y 1 2.0 A\nq3 Q0 d 2 1.0 A\n")
+    (tmp_path / "b.run").write_text("q1 Q0 b 1 3.0 B\nq1 Q0 a 2 2.0 B\nq2 Q0 c 1 5.0 B\nq3 Q0 z 1 1.0 B\n")
+    qrels, a = str(tmp_path / "qrels"), str(tmp_path / "a.run")
+    assert main(["eval", qrels, a, "-m", "nDCG'@10", "-m", "bpref", "-m", "nDCG@10", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert list(result) == ["nDCG'@10", "bpref", "nDCG@10"]
+    assert result["nDCG'@10"] == pytest.approx((1 + 2 / math.log2(3) / 2 + 1) / 3)  # q1 a first, q2 e then c, q3 d
+    assert result["bpref"] == pytest.approx((1 + 0 + 1) / 3)
+    assert main(["compare", qrels, a, str(tmp_path / "b.run"), "-m", "nDCG'@10", "-m", "nDCG@10", "--json",
+                 "--permutations", "200"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"nDCG'@10", "nDCG@10"} and out["nDCG'@10"]["mean_a"] == pytest.approx(result["nDCG'@10"])
+    assert main(["eval", qrels, a, "-m", "bpref@10"]) == 2
+    err = capsys.readouterr().err
+    assert "bpref takes no cutoff" in err and err.count("\n") == 1  # one line, no traceback

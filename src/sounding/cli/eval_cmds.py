@@ -10,7 +10,8 @@ from rich.table import Table
 
 from .app import app
 
-_MEASURE_HELP = "Measure, e.g. nDCG@10, R@100, RR@100, P@10, AP, Success@100, judged@10 (repeatable)."
+_MEASURE_HELP = ("Measure, e.g. nDCG@10, R@100, RR@100, P@10, AP, Success@100, judged@10, nDCG'@10 (judged-only list, "
+                 "trec_eval -J), bpref (repeatable).")
 
 
 def _measures(measures: list[str] | None):
