@@ -157,7 +157,7 @@ def without_self_hits(run):
 PYTREC_PAIRS = [(f"nDCG'@{k}", f"ndcg_cut_{k}") for k in CUTS]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.booleans())
 def test_matches_pytrec_eval_per_query(data, remove_self_hits):
     qrels, run = data
@@ -231,7 +231,7 @@ def test_trec_eval_binary_is_version_10():
 
 
 @needs_trec_eval
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.booleans())
 def test_matches_trec_eval_10_binary_per_query(data, remove_self_hits):
     qrels, run = data
