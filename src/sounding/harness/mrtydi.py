@@ -37,6 +37,10 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..errors import SoundingError
+from ..fusion import linear
+from .baselines import published
+
 MRTYDI_LANGS: tuple[str, ...] = ("ar", "bn", "en", "fi", "id", "ja", "ko", "ru", "sw", "te", "th")
 
 # castorini/mr.tydi:scripts/hybrid.py `lang2alpha` (keyed there by language name), weight on the dense
@@ -48,18 +52,6 @@ MRTYDI_HYBRID_ALPHA: dict[str, float] = {
 MRTYDI_HYBRID_ALPHA_SOURCE = ("castorini/mr.tydi:scripts/hybrid.py (lang2alpha), used with --weight-on-dense "
                               "--normalization in the README's 'BM25+mDPR hybrid' step; docs/baselines.md 2a")
 
-# Copies of docs/baselines.md 2a/2b (test split; RR@100, R@100), used when sounding.harness.baselines is absent.
-_PYSERINI_BM25 = {  # castorini/pyserini:pyserini/2cr/mrtydi.yaml = anserini configs/mrtydi-v1.1-<lang>.yaml
-    "ar": (0.3682, 0.7928), "bn": (0.4182, 0.8694), "en": (0.1404, 0.5365), "fi": (0.2836, 0.7196),
-    "id": (0.3762, 0.8426), "ja": (0.2125, 0.6431), "ko": (0.3040, 0.6924), "ru": (0.3163, 0.6541),
-    "sw": (0.3893, 0.7642), "te": (0.5283, 0.8971), "th": (0.4012, 0.8529),
-}
-_PYSERINI_BM25_KO_CJK = (0.2848, 0.6188)  # anserini configs/mrtydi-v1.1-ko.yaml before cb55ecc (#3296)
-_PAPER_BM25 = {  # castorini/mr.tydi:README.md @ 0ca1c66, BM25 (default) = paper Table 2; 3 d.p.
-    "ar": (0.368, 0.793), "bn": (0.418, 0.869), "en": (0.140, 0.537), "fi": (0.284, 0.719),
-    "id": (0.376, 0.843), "ja": (0.211, 0.645), "ko": (0.285, 0.619), "ru": (0.313, 0.648),
-    "sw": (0.389, 0.764), "te": (0.343, 0.758), "th": (0.401, 0.853),
-}
 PYSERINI_SOURCE = ("castorini/pyserini:pyserini/2cr/mrtydi.yaml (= Anserini mrtydi-v1.1-<lang> regressions), "
                    "docs/baselines.md 2b")
 PAPER_SOURCE = "castorini/mr.tydi README @ 0ca1c66, BM25 (default) row = paper Table 2, docs/baselines.md 2a"
@@ -71,8 +63,6 @@ def effective_alpha(lang: str) -> float:
     try:
         alpha = MRTYDI_HYBRID_ALPHA[lang]
     except KeyError:
-        from ..errors import SoundingError
-
         raise SoundingError(f"no Mr. TyDi hybrid α for language {lang!r}; known: {', '.join(MRTYDI_LANGS)}") from None
     return alpha / (1.0 + alpha)
 
@@ -85,56 +75,12 @@ def hybrid_linear(lexical_run: Mapping[str, Mapping[str, float]], dense_run: Map
     from a run gets 0 from it, score = (1 − a)·lexical + a·dense with a = α_lang / (1 + α_lang); keep
     the top `k_out` (100, Mr. TyDi's depth; None keeps all), ties by document id descending.
     """
-    return _linear(lexical_run, dense_run, effective_alpha(lang), depth=depth, k_out=k_out)
-
-
-def _linear(lexical, dense, alpha: float, *, depth: int | None, k_out: int | None):
-    try:
-        from ..fusion import linear
-    except ImportError:  # fusion not installed in this build: the same definition, locally
-        return linear_minmax(lexical, dense, alpha, depth=depth, k_out=k_out)
-    return linear(lexical, dense, alpha, depth=depth, k_out=k_out)
-
-
-def linear_minmax(lexical, dense, alpha: float, *, depth: int | None = None,
-                  k_out: int | None = None) -> dict[str, dict[str, float]]:
-    """docs/definitions.md, "Fusion", linear: (1 − α)·minmax(lexical) + α·minmax(dense), missing → 0.
-
-    The fallback for builds without `sounding.fusion` (and the reference its tests compare with).
-    Each arm's hits are taken in trec_eval order (score, then doc id, descending) and cut to `depth`;
-    an arm whose kept scores are all equal maps them to 1.
-    """
-    out: dict[str, dict[str, float]] = {}
-    for q in sorted(set(lexical) | set(dense)):
-        acc: dict[str, float] = {}
-        for hits, w in ((lexical.get(q, {}), 1.0 - alpha), (dense.get(q, {}), alpha)):
-            for d, s in _minmax(hits, depth).items():
-                acc[d] = acc.get(d, 0.0) + w * s
-        ranked = sorted(acc.items(), key=lambda x: (x[1], x[0]), reverse=True)
-        out[q] = dict(ranked if k_out is None else ranked[:k_out])
-    return out
-
-
-def _minmax(hits: Mapping[str, float], depth: int | None) -> dict[str, float]:
-    ranked = sorted(hits.items(), key=lambda x: (x[1], x[0]), reverse=True)
-    if depth is not None:
-        ranked = ranked[:depth]
-    if not ranked:
-        return {}
-    lo, hi = min(s for _, s in ranked), max(s for _, s in ranked)
-    return {d: 1.0 if hi == lo else (s - lo) / (hi - lo) for d, s in ranked}
+    return linear(lexical_run, dense_run, effective_alpha(lang), depth=depth, k_out=k_out)
 
 
 # -- published figures -------------------------------------------------------------------------------
 def published_bm25(lang: str, *, korean_cjk: bool = False) -> dict[str, tuple[float, float] | None]:
     """{"pyserini": (RR@100, R@100), "paper": (MRR@100, R@100)} for the test split (None where absent)."""
-    pys, paper = _PYSERINI_BM25.get(lang), _PAPER_BM25.get(lang)
-    if lang == "ko" and korean_cjk:
-        pys = _PYSERINI_BM25_KO_CJK
-    try:
-        from .baselines import published
-    except ImportError:
-        return {"pyserini": pys, "paper": paper}
 
     def pair(condition: str):
         e = published(f"mrtydi-{lang}", condition, "test")
@@ -164,8 +110,6 @@ def mrtydi_table(rows: list[dict], *, setting: str | None = None, digits: int = 
         per_lang = by_setting.setdefault(str(r.get("setting", "")), {})
         lang = _lang(r)
         if lang in per_lang:
-            from ..errors import SoundingError
-
             raise SoundingError(f"two rows for {r['dataset']} under setting {r.get('setting')!r}")
         per_lang[lang] = r
     parts = [_one_table(name, per_lang, digits) for name, per_lang in by_setting.items()]
@@ -217,4 +161,4 @@ def _one_table(setting: str, per_lang: dict[str, dict], digits: int) -> str:
 
 
 __all__ = ["MRTYDI_LANGS", "MRTYDI_HYBRID_ALPHA", "MRTYDI_HYBRID_ALPHA_SOURCE", "effective_alpha", "hybrid_linear",
-           "linear_minmax", "published_bm25", "mrtydi_table"]
+           "published_bm25", "mrtydi_table"]
