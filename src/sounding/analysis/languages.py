@@ -273,49 +273,94 @@ class _Lattice:
     def __init__(self, fugashi, args: str, dicdir: str, node_format: str) -> None:
         import numpy as np
 
-        fmt = f"%ps %pe\\t{node_format}"
+        fmt = f"%ps\\t%pe\\t%phl\\t%phr\\t%c\\t{node_format}"
         self._parse = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
         raw = Path(dicdir, "matrix.bin").read_bytes()
-        self.lsize = int(np.frombuffer(raw[:2], dtype="<u2")[0])
-        self.matrix = np.frombuffer(raw[4:], dtype="<i2").tolist()  # [right id of left + lsize * left id of right]
+        lsize, rsize = (int(x) for x in np.frombuffer(raw[:4], dtype="<u2"))
+        # matrix.bin holds cost[right id of the left token + lsize * left id of the right token]
+        self.by_lid = np.frombuffer(raw[4:], dtype="<i2").reshape(rsize, lsize)
+        self._rows: dict[int, list[int]] = {}  # left id → costs by right id, as Python ints (fast to index)
+        self._arcs: dict[str, dict[int, list]] = {}
+
+    def _lattice(self, text: str) -> dict[int, list]:
+        """Start byte offset → the tokens that start there: (end, left id, right id, word cost,
+        node line), only the cheapest of those with the same end and ids."""
+        cheapest: dict[tuple, tuple] = {}
+        for line in self._parse(text).split("\n"):
+            if line:
+                a, b, lid, rid, wcost, node = line.split("\t", 5)
+                key = (int(a), int(b), int(lid), int(rid))
+                w = int(wcost)
+                if key not in cheapest or w < cheapest[key][0]:
+                    cheapest[key] = (w, node)
+        arcs: dict[int, list] = {}
+        for (a, b, lid, rid), (w, node) in cheapest.items():
+            arcs.setdefault(a, []).append((b, lid, rid, w, node))
+        return arcs
+
+    def row(self, lid: int) -> list[int]:
+        row = self._rows.get(lid)
+        if row is None:
+            row = self._rows[lid] = self.by_lid[lid].tolist()
+        return row
 
     def cost(self, rid: int, lid: int) -> int:
-        return self.matrix[rid + self.lsize * lid] if lid >= 0 else 0
+        return self.row(lid)[rid] if lid >= 0 else 0
 
-    def best(self, text: str, prev_rid: int, next_lid: int, penalty: Callable[[int, int, str], int]):
-        """(cost, [(start, node line)]) of the cheapest path over `text` after a token whose right
-        id is `prev_rid` and before one whose left id is `next_lid` (-1: none); `penalty(start, end,
-        node line)` is added to each token's cost. None when no path covers `text`."""
-        m, ls = self.matrix, self.lsize
-        offsets, pos = {0: 0}, 0
-        for i, c in enumerate(text):
-            pos += len(c.encode("utf-8"))
-            offsets[pos] = i + 1
-        arcs: dict[int, list] = {}
-        for row in self._parse(text).split("\n"):
-            if row:
-                span, _, node = row.partition("\t")
-                a, b = span.split(" ")
-                ids = node.split("\t")[1].split(" ")
-                arcs.setdefault(offsets[int(a)], []).append((offsets[int(b)], int(ids[0]), int(ids[1]), int(ids[2]), node))
-        n = len(text)
-        best: dict[int, list] = {0: [(0, prev_rid, -1, None, None)]}  # (cost, right id, start, back, node)
-        for start in range(n):
+    def best(self, text: str, prev_rid: int, next_lid: int, penalty: Callable[[bool, str], int], after_space: bool = True):
+        """(cost, [node line]) of the cheapest path over `text` after a token whose right id is
+        `prev_rid` and before one whose left id is `next_lid` (-1: none); `penalty(after_space,
+        node line)` is added to each token's cost, `after_space` telling whether the token follows
+        whitespace (at the start of `text`: the argument of that name). None when no path covers `text`."""
+        arcs = self._arcs.get(text)
+        if arcs is None:
+            if len(self._arcs) > 100_000:
+                self._arcs.clear()
+            arcs = self._arcs[text] = self._lattice(text)
+        raw = text.encode("utf-8")
+        n = len(raw)
+        gaps = {}  # byte offset of whitespace → offset after it
+        if not text.isalnum():
+            pos = 0
+            for c in text:
+                size = len(c.encode("utf-8"))
+                if c.isspace():
+                    gaps[pos] = pos + size
+                pos += size
+        row = self.row
+        # best[offset][right id]: the cheapest path arriving there (cost, right id, after space,
+        # back, node); the right id is all that the rest of the path depends on
+        best: dict[int, dict] = {0: {prev_rid: (0, prev_rid, after_space, None, None)}}
+        for start in sorted(set(arcs) | set(gaps)):
             here = best.get(start)
-            if here is not None and text[start].isspace():  # no token: whitespace joins its neighbours
-                best.setdefault(start + 1, []).extend(here)
-            if here is None or start not in arcs:
+            if here is None:
                 continue
+            if start in gaps:  # no token: whitespace joins its neighbours
+                there = best.setdefault(gaps[start], {})
+                for r, e in here.items():
+                    if r not in there or e[0] < there[r][0]:
+                        there[r] = (e[0], r, True, e[3], e[4])
+                continue
+            entries = list(here.values())
+            spaced = entries[0][2]
             for end, lid, rid, wcost, node in arcs[start]:
-                back = min(here, key=lambda e: e[0] + m[e[1] + ls * lid])
-                cost = back[0] + m[back[1] + ls * lid] + wcost + penalty(start, end, node)
-                best.setdefault(end, []).append((cost, rid, start, back, node))
+                r = row(lid)
+                back = entries[0]
+                low = back[0] + r[back[1]]
+                for e in entries:
+                    c = e[0] + r[e[1]]
+                    if c < low:
+                        low, back = c, e
+                cost = low + wcost + penalty(spaced, node)
+                there = best.setdefault(end, {})
+                if rid not in there or cost < there[rid][0]:
+                    there[rid] = (cost, rid, False, back, node)
         if n not in best:
             return None
-        last = min(best[n], key=lambda e: e[0] + self.cost(e[1], next_lid))
+        last = min(best[n].values(), key=lambda e: e[0] + self.cost(e[1], next_lid))
         path, entry = [], last
         while entry[4] is not None:
-            path.append((entry[2], entry[4]))
+            path.append(entry[4])
             entry = entry[3]
         return last[0] + self.cost(last[1], next_lid), path[::-1]
 
@@ -474,11 +519,11 @@ class JapaneseAnalyzer:
     def _decompound(self, surface, prev_rid, lid, rid, wcost, penalty, next_lid) -> tuple[str, ...] | None:
         """The lines of the best penalised segmentation of `surface`, or None to keep it whole."""
         lattice = self._lattice
-        found = lattice.best(surface, prev_rid, next_lid, lambda a, b, node: search_penalty(surface[a:b]))
-        if found is None or found[1][-1][0] == 0:  # the best path ends with a token of the whole span
+        found = lattice.best(surface, prev_rid, next_lid, lambda spaced, node: search_penalty(node.partition("\t")[0]))
+        if found is None or len(found[1]) == 1:  # the best path is a token of the whole span
             return None
         max_cost = lattice.cost(prev_rid, lid) + wcost + penalty + lattice.cost(rid, next_lid)
-        return tuple(node for _, node in found[1]) if found[0] <= max_cost else None
+        return tuple(found[1]) if found[0] <= max_cost else None
 
 
 def _japanese() -> JapaneseAnalyzer:
@@ -608,13 +653,13 @@ class KoreanAnalyzer:
         """The node lines of the best path over `text` (one or two words) when each token that
         follows whitespace pays Nori's penalty."""
 
-        def penalty(start: int, end: int, node: str) -> int:
-            if (text[start - 1].isspace() if start else after_space) and _left_pos(node.rpartition("\t")[2]) in _SPACE_PENALISED:
+        def penalty(spaced: bool, node: str) -> int:
+            if spaced and _left_pos(node.rpartition("\t")[2]) in _SPACE_PENALISED:
                 return _SPACE_PENALTY
             return 0
 
-        found = self._lattice.best(text, prev_rid, next_lid, penalty)
-        return [node for _, node in found[1]] if found else None
+        found = self._lattice.best(text, prev_rid, next_lid, penalty, after_space)
+        return found[1] if found else None
 
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
         if not surface or is_punctuation(surface[0]):
