@@ -96,6 +96,12 @@ def remove_stale(folder: Path, pattern: str) -> None:
             shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
 
 
+def slug(name: str) -> str:
+    """A file-name-safe short name for a model or system given by hub name or local path."""
+    tail = name.rstrip("/").split("/")[-1] if name else ""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", tail).strip("-").lower()
+
+
 def _first_existing(path: Path) -> Path:
     p = path
     while not p.exists():
@@ -176,4 +182,4 @@ def writer_lock(folder: str | Path, what: str = "") -> Iterator[None]:
 
 
 __all__ = ["LOCK_FILE", "atomic_write", "atomic_write_json", "check_output_dir", "check_output_file",
-           "os_error", "os_errors", "pid_alive", "remove_stale", "temp_path", "writer_lock"]
+           "os_error", "os_errors", "pid_alive", "remove_stale", "slug", "temp_path", "writer_lock"]

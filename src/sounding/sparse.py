@@ -104,7 +104,7 @@ class SparseModel:
 
     @property
     def slug(self) -> str:
-        from .harness.settings import model_slug
+        from .io import slug as model_slug
 
         return model_slug(self.name) or "sparse"
 

@@ -1,5 +1,9 @@
-"""The typer application every command module registers on."""
+"""The typer application every command module registers on, and the console entry point."""
 import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ..errors import SoundingError
 
 app = typer.Typer(
     name="sounding",
@@ -21,3 +25,28 @@ def version() -> None:
 @app.callback()
 def _root() -> None:
     """Sounding: retrieval engine and zero-shot evaluation harness (BEIR, Mr. TyDi)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: user errors become one red line and exit code 2, never a traceback."""
+    try:
+        app(args=argv)  # standalone mode: typer prints usage errors itself and exits
+    except SoundingError as e:
+        # escape: a message's own brackets (e.g. pip install -e '.[scale]') are text, not rich markup
+        Console(stderr=True).print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
+        return 2
+    except OSError as e:  # a fault no command turned into a SoundingError: still one line
+        from ..io import os_error
+
+        Console(stderr=True).print(f"[red]error:[/red] {escape(str(os_error(e)))}", highlight=False, soft_wrap=True)
+        return 2
+    except MemoryError:
+        Console(stderr=True).print("[red]error:[/red] out of memory; ask for fewer hits or queries at a time, "
+                                   "or use a machine with more memory", highlight=False)
+        return 2
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except KeyboardInterrupt:
+        Console(stderr=True).print("[red]interrupted[/red]")
+        return 130
+    return 0

@@ -38,6 +38,8 @@ def run_cmd(
                             "(host:6379, ray://host:10001); needs the `scale` extra"),
     shards: int = typer.Option(None, "--shards", min=1, help="with --ray: shards per BM25 index (default: the "
                                "cluster's CPUs, at least 2)"),
+    unverified_data: bool = typer.Option(False, "--unverified-data", help="use a dataset copy whose counts differ "
+                                         "from the registry's (every result is then marked unverified)"),
     retriever: list[str] = typer.Option(None, "--retriever", help="NAME=package.module:factory (a callable "
                                         "returning a Retriever) or NAME=REGISTERED: your own system as row "
                                         "user.NAME, tested against BM25 (repeatable)"),
@@ -52,13 +54,20 @@ def run_cmd(
         lucene_norms=lucene_norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
         arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
         shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
-        runs=_named(run, "--run", "runs/{dataset}.trec"),
+        runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
         command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
     )
     if phase == "index":
         console.print(f"indexes ready in {out / 'indexes'}")
         return
     console.print(_table(result.rows))
+    for r in result.rows:
+        if r.get("unverified_data"):
+            console.print(f"[yellow]warning:[/yellow] {r['dataset']} {r['setting']}: unverified data (counts differ "
+                          f"from the registry's); not comparable with published figures")
+        if r.get("queries_without_hits"):
+            console.print(f"[yellow]warning:[/yellow] {r['dataset']} {r['setting']}: {r['queries_without_hits']:,} of "
+                          f"{r['n_queries']:,} queries got no hits")
     try:
         from ..harness.report import write_reports
     except ImportError:

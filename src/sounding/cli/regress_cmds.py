@@ -18,6 +18,17 @@ def _console() -> Console:
     return Console(width=None if sys.stdout.isatty() else 140, highlight=False)
 
 
+def run_in_process(args: list[str], out_dir: Path) -> int:
+    """Run `sounding ARGS --out OUT_DIR` in this process through the CLI entry point."""
+    from ..errors import SoundingError
+    from .app import main
+
+    names = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
+    if args and args[0] not in names:
+        raise SoundingError(f"`sounding {args[0]}` is not available in this build (commands: {', '.join(sorted(names))})")
+    return main([*args, "--out", str(out_dir)])
+
+
 @app.command("regress")
 def regress_cmd(
     only: Optional[list[str]] = typer.Option(None, "--only", help="Run only this regression (name or glob such as 'scifact.*'; repeatable)."),
@@ -46,7 +57,8 @@ def regress_cmd(
         return
 
     progress = (lambda r: console.print(f"[dim]running {r.name}: {escape(r.command)}[/dim]")) if verbose else None
-    outcomes = R.run_regressions(regs, data_dir=data_dir, capture=not verbose, progress=progress)
+    outcomes = R.run_regressions(regs, data_dir=data_dir, capture=not verbose, progress=progress,
+                                 run_command=run_in_process)
     t = Table("regression", "measure", "expected", "actual", "diff", "tolerance", "result",
               title="sounding regress (|actual − expected| ≤ tolerance passes)")
     for o in outcomes:

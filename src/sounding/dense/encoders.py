@@ -174,7 +174,7 @@ class Encoder:
 
     @property
     def slug(self) -> str:
-        from ..harness.settings import model_slug
+        from ..io import slug as model_slug
 
         return model_slug(self.name) or self.backend
 

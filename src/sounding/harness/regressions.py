@@ -254,15 +254,16 @@ class Outcome:
         return self.status in ("fail", "error")
 
 
-def cli_run_command(args: list[str], out_dir: Path) -> int:
-    """Run `sounding ARGS --out OUT_DIR` in this process through the CLI entry point."""
-    from ..cli import main
-    from ..cli.app import app
+def subprocess_run_command(args: list[str], out_dir: Path) -> int:
+    """Run `sounding ARGS --out OUT_DIR` in a fresh process, as a user would; its output is printed
+    here (so a caller capturing this process's stdout sees it). `sounding regress` passes an
+    in-process runner instead (cli/regress_cmds.py), which saves the start-up per regression."""
+    import subprocess
+    import sys
 
-    names = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
-    if args and args[0] not in names:
-        raise SoundingError(f"`sounding {args[0]}` is not available in this build (commands: {', '.join(sorted(names))})")
-    return main([*args, "--out", str(out_dir)])
+    r = subprocess.run([sys.executable, "-m", "sounding", *args, "--out", str(out_dir)], capture_output=True, text=True)
+    print(r.stdout + r.stderr, end="")
+    return r.returncode
 
 
 def run_regression(reg: Regression, *, data_dir: str | Path | None = None, run_command: RunCommand | None = None,
@@ -271,7 +272,7 @@ def run_regression(reg: Regression, *, data_dir: str | Path | None = None, run_c
     reason = missing_data(reg, data_dir)
     if reason:
         return Outcome(reg, "skip", reason=reason)
-    run_command = run_command or cli_run_command
+    run_command = run_command or subprocess_run_command
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         if workdir is None:

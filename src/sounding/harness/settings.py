@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ..errors import SoundingError
+from ..io import slug as model_slug
 from ..search.bm25 import PRESETS
 from ..search.layouts import LAYOUTS
 
@@ -39,14 +40,6 @@ class Setting:
 
     def describe(self) -> dict:
         return {**asdict(self), "k1": self.k1, "b": self.b, "setting": self.name}
-
-
-def model_slug(model: str) -> str:
-    """A file-name-safe short name for a model given by hub name or local path."""
-    import re
-
-    tail = model.rstrip("/").split("/")[-1] if model else ""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", tail).strip("-").lower()
 
 
 def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[str, ...], what: str) -> list[str]:
