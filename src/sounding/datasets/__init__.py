@@ -6,23 +6,11 @@
     iter_corpus / load_queries / load_qrels     streaming file readers (gz or plain)
     load_dataset(name_or_dir, split="test")     judged queries + qrels of a split, and the corpus path
 """
-from typing import NamedTuple
-
-
-class Document(NamedTuple):
-    """One corpus document; `line` is its 1-based line in the corpus file, for error messages."""
-
-    id: str
-    title: str
-    text: str
-    line: int
-
-
-# Imported after Document: the readers build Documents.
-from .registry import REGISTRY, DatasetInfo, Split, get_info, list_datasets, register  # noqa: E402
-from .readers import iter_corpus, iter_qrels, load_qrels, load_queries  # noqa: E402
-from .loader import Dataset, check_counts, count, load_dataset  # noqa: E402
-from .fetch import cache_home, fetch, find_local, resolve  # noqa: E402
+from .registry import REGISTRY, DatasetInfo, Split, cache_home, get_info, list_datasets, register
+from .readers import Document, iter_corpus, iter_qrels, load_qrels, load_queries
+from .counts import check_counts, count
+from .fetch import fetch, find_local, resolve
+from .loader import Dataset, load_dataset
 
 __all__ = [
     "Document", "DatasetInfo", "Split", "REGISTRY", "list_datasets", "get_info", "register",

@@ -22,22 +22,16 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-import platformdirs
-
 from .. import __version__
 from ..errors import SoundingError
 from ..io import remove_stale
 from .beir import is_beir
-from .loader import check_counts
+from .counts import check_counts
 from .mrtydi import is_mrtydi
-from .registry import REGISTRY, DatasetInfo, get_info
+from .registry import REGISTRY, DatasetInfo, cache_home, get_info
 
 MANIFEST = ".sounding-source.json"
 Progress = Callable[[int, int | None], None]  # (bytes so far, total bytes or None)
-
-
-def cache_home(home: str | Path | None = None) -> Path:
-    return Path(home or os.environ.get("SOUNDING_HOME") or platformdirs.user_cache_dir("sounding")).expanduser()
 
 
 def _timeout() -> float:

@@ -10,9 +10,18 @@ import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import DataError, SoundingError
-from . import Document
+
+
+class Document(NamedTuple):
+    """One corpus document; `line` is its 1-based line in the corpus file, for error messages."""
+
+    id: str
+    title: str
+    text: str
+    line: int
 
 _GZIP_MAGIC = b"\x1f\x8b"
 

@@ -24,9 +24,18 @@ never a guess. Sources (all read from public copies):
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
 
 from ..errors import SoundingError
+
+
+def cache_home(home: str | Path | None = None) -> Path:
+    """Where fetched datasets live: `home`, else $SOUNDING_HOME, else the user's cache folder."""
+    return Path(home or os.environ.get("SOUNDING_HOME") or platformdirs.user_cache_dir("sounding")).expanduser()
 
 BEIR_URL = "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/{name}.zip"
 MRTYDI_URL = "https://git.uwaterloo.ca/jimmylin/mr.tydi/-/raw/master/data/mrtydi-v1.1-{language}.tar.gz"

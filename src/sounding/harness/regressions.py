@@ -191,7 +191,7 @@ def missing_data(reg: Regression, data_dir: str | Path | None = None) -> str | N
 
 def _missing(req: str, data_dir: str | Path | None) -> str | None:
     from ..datasets import REGISTRY, find_local
-    from ..datasets.loader import split_files
+    from ..datasets.counts import split_files
 
     path, need_corpus = (req[: -len("/corpus")], True) if req.endswith("/corpus") else (req, False)
     where = f"--data-dir {data_dir}" if data_dir else "$SOUNDING_DATA or the Sounding cache"

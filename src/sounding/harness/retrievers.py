@@ -402,7 +402,7 @@ def _examples(ids) -> str:
 def _all_query_ids(ds: Dataset) -> set[str]:
     """Every query id of the dataset's queries file (all splits); the judged ones if it cannot be read."""
     try:
-        from ..datasets.loader import split_files
+        from ..datasets.counts import split_files
         from ..datasets.readers import load_queries
 
         files, _ = split_files(ds.root, ds.split, ds.info)
