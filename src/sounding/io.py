@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import re
@@ -94,6 +95,27 @@ def remove_stale(folder: Path, pattern: str) -> None:
         m = _PID.search(p.name)
         if m and not pid_alive(int(m.group(1) or m.group(2))):
             shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+
+
+def digest(*parts: str) -> str:
+    """sha256 (hex) of strings, each ended by a NUL: a content key for caches."""
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 (hex) of a file's bytes, read in 4 MiB blocks; a read error is one line naming the file."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 22):
+                h.update(chunk)
+    except OSError as e:
+        raise os_error(e, path, "read") from None
+    return h.hexdigest()
 
 
 def slug(name: str) -> str:
@@ -181,5 +203,5 @@ def writer_lock(folder: str | Path, what: str = "") -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-__all__ = ["LOCK_FILE", "atomic_write", "atomic_write_json", "check_output_dir", "check_output_file",
+__all__ = ["LOCK_FILE", "atomic_write", "atomic_write_json", "check_output_dir", "check_output_file", "digest", "file_sha256",
            "os_error", "os_errors", "pid_alive", "remove_stale", "slug", "temp_path", "writer_lock"]

@@ -32,7 +32,9 @@ from ..errors import SoundingError
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index
 from ..pipeline import default_analyzer
-from .experiment import _digest, _file_sha256, _write_json
+from ..io import atomic_write_json as _write_json
+from ..io import digest as _digest
+from ..io import file_sha256 as _file_sha256
 from .settings import Setting
 
 NOT_ON_SHARDS = ("proximity", "typos")  # variants whose results a sharded search cannot reproduce

@@ -30,7 +30,6 @@ in the entry point group `sounding.retrievers` (name = "package.module:factory")
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import math
 import re
@@ -43,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..analysis import DEFAULT_ANALYZER
 from ..errors import SoundingError
+from ..io import file_sha256
 from ..types import Document, Run
 from .settings import Setting
 
@@ -94,16 +94,9 @@ class RunFileRetriever:
 
     @property
     def fingerprint(self) -> str:
-        h = hashlib.sha256()
-        try:
-            with open(self.path, "rb") as f:
-                while chunk := f.read(1 << 22):
-                    h.update(chunk)
-        except FileNotFoundError:
-            raise SoundingError(f"{self.path}: no such run file") from None
-        except OSError as e:
-            raise SoundingError(f"{self.path}: cannot read ({e.strerror or e})") from None
-        return f"run-file:{h.hexdigest()}"
+        if not self.path.is_file():
+            raise SoundingError(f"{self.path}: no such run file")
+        return f"run-file:{file_sha256(self.path)}"
 
     def index(self, documents: Iterable[Document]) -> None:
         """Nothing to index: the run was made elsewhere."""
