@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import Stemmer
 
-from . import register
+from .registry import register
 from .porter import LuceneStemmer
 from .standard import standard_tokenize
 
