@@ -330,6 +330,9 @@ def test_thai_segments_into_words():
     assert th.segments("ภาษาไทยเป็นภาษาราชการ") == ["ภาษา", "ไทย", "เป็น", "ภาษา", "ราชการ"]
     assert th("ภาษาไทยเป็นภาษาราชการของประเทศไทย") == ["ภาษา", "ไทย", "ภาษา", "ราชการ", "ประเทศไทย"]
     assert th("๑๒๓ ABC!") == ["123", "abc"]
+    # breaks where Thai meets Latin letters and at full stops next to Thai, as the JDK's iterator
+    # (Lucene 9.9.1's terms, from the oracle; มี is a stop word)
+    assert th("ช่องCCTVมี พ.ศ. 2500 NetWare 6.5") == ["ช่อง", "cctv", "พ", "ศ", "2500", "netware", "6.5"]
 
 
 # ---------------------------------------------------------------------------------------------

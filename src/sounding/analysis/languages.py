@@ -705,6 +705,10 @@ def _korean() -> KoreanAnalyzer:
 
 # ---------------------------------------------------------------------------------------------
 # Thai: ThaiTokenizer (dictionary word break) with ICU
+_THAI_MIXED = re.compile("[\u0e00-\u0e7f][^\u0e00-\u0e7f]|[^\u0e00-\u0e7f][\u0e00-\u0e7f]")
+_THAI_RUN = re.compile("[\u0e00-\u0e7f]+|[^\u0e00-\u0e7f.]+(?:\\.[^\u0e00-\u0e7f.]+)*|\\.")
+
+
 class ThaiAnalyzer:
     """Lucene ThaiAnalyzer: ThaiTokenizer → LowerCaseFilter → DecimalDigitFilter → StopFilter.
 
@@ -729,10 +733,16 @@ class ThaiAnalyzer:
         bi.setText(text)
         out, start = [], 0
         for end in bi:
-            c = text[start]
-            if c.isalpha() or c.isdecimal():  # Character.isLetterOrDigit
-                out.append(text[start:end])
+            piece = text[start:end]
             start = end
+            # The JDK's iterator hands Thai runs to its dictionary and everything else to its word
+            # rules, so it also breaks where Thai meets other letters or digits (ช่องCCTVมี →
+            # ช่อง CCTV มี) and at a full stop next to Thai (พ.ศ. → พ ศ); ICU joins both.
+            pieces = _THAI_RUN.findall(piece) if _THAI_MIXED.search(piece) else (piece,)
+            for p in pieces:
+                c = p[0]
+                if c.isalpha() or c.isdecimal():  # Character.isLetterOrDigit
+                    out.append(p)
         return out
 
     def __call__(self, text: str) -> list[str]:
