@@ -28,8 +28,6 @@ import numpy as np
 
 from ..errors import SoundingError
 
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
 KINDS = ("query", "passage")
 SIMILARITIES = ("cosine", "dot")
 
@@ -272,16 +270,6 @@ def _weights_signature(path: Path) -> str:
     return ",".join(f"{p.name}:{p.stat().st_size}" for p in files)
 
 
-def _st_config(path: Path) -> dict:
-    cfg = path / "config_sentence_transformers.json"
-    if cfg.is_file():
-        try:
-            return json.loads(cfg.read_text())
-        except json.JSONDecodeError:
-            return {}
-    return {}
-
-
 def _check_similarity(similarity: str | None, where: str) -> str:
     sim = (similarity or "cosine").lower()
     if sim not in SIMILARITIES:
@@ -465,8 +453,9 @@ class CallableEncoder(Encoder):
 
 # -- loading ---------------------------------------------------------------------------------------
 def _offline_env() -> None:
-    """Hub downloads are impossible where Sounding is measured; keep transformers from trying."""
-    if os.environ.get("SOUNDING_ALLOW_DOWNLOADS") != "1":
+    """With SOUNDING_OFFLINE=1 (an explicit opt-in), keep the Hugging Face libraries from reaching
+    for the hub: models then load only from local paths and the packages that ship their weights."""
+    if os.environ.get("SOUNDING_OFFLINE") == "1":
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 

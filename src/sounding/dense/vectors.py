@@ -402,11 +402,6 @@ def find_store(root: str | Path, encoder, corpus, dtype: str = "float32") -> Vec
     return None
 
 
-def stores_under(root: str | Path) -> list[VectorStore]:
-    """Every vector store below `root` (for listings)."""
-    return [VectorStore(p.parent) for p in sorted(Path(root).glob("*/*/manifest.json"))]
-
-
 __all__ = ["VectorStore", "EncodeReport", "CorpusText", "corpus_texts", "encode_corpus", "find_store",
-           "store_dir", "stores_under", "quantize", "open_store", "chunk_rows", "missing_chunks", "write_chunk",
+           "store_dir", "quantize", "open_store", "chunk_rows", "missing_chunks", "write_chunk",
            "finish_store", "DTYPES", "DEFAULT_CHUNK"]

@@ -10,23 +10,9 @@ bit for bit; Lucene ≥ 8 drops the constant factor (k1+1), which changes no ran
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 PRESETS = {"anserini": (0.9, 0.4), "lucene": (1.2, 0.75)}
-
-
-@dataclass(frozen=True)
-class BM25Params:
-    k1: float = 0.9
-    b: float = 0.4
-    lucene_norms: bool = False
-
-    @classmethod
-    def preset(cls, name: str, lucene_norms: bool = False) -> "BM25Params":
-        k1, b = PRESETS[name]
-        return cls(k1, b, lucene_norms)
 
 
 def idf(doc_freq: np.ndarray, doc_count: int) -> np.ndarray:
