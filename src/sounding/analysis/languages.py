@@ -37,7 +37,9 @@ CJKAnalyzer baseline (the paper's numbers).
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
+from array import array
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -270,18 +272,47 @@ def _missing(lang: str, packages: str) -> SoundingError:
     return SoundingError(f"the {lang} analyzer needs {packages}: {LANGS_HINT}")
 
 
-def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsize):  # pragma: no cover (numba)
+def _viterbi_interpreted(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsize):
+    """`_viterbi` for Python lists: the tokens ending at each offset are indexed as they are
+    scored, instead of scanned (cheap when compiled, not when interpreted)."""
+    inf = 1 << 60
+    best, back = [inf] * len(starts), [-1] * len(starts)
+    ending: dict[int, list[int]] = {}
+    for i, start in enumerate(starts):
+        base = lids[i] * lsize
+        if start == 0:
+            low, b = matrix[base + prev_rid], -1
+        else:
+            low, b = inf, -1
+            for j in ending.get(start, ()):
+                c = best[j] + matrix[base + rids[j]]
+                if c < low:
+                    low, b = c, j
+            if b < 0:
+                continue
+        best[i] = low + costs[i]
+        back[i] = b
+        ending.setdefault(ends[i], []).append(i)
+    low, last = inf, -1
+    for j in ending.get(n, ()):
+        c = best[j] + (matrix[next_lid * lsize + rids[j]] if next_lid >= 0 else 0)
+        if c < low:
+            low, last = c, j
+    return low, last, back
+
+
+def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsize):
     """The cheapest path over a lattice of tokens sorted by start (byte offsets; `ends` already
     moved past any whitespace), from a token with right id `prev_rid` at 0 to one with left id
     `next_lid` (-1: none) at `n`: (its cost, its last token or -1, each token's predecessor)."""
-    inf = np.int64(1) << 60
+    inf = 1 << 60
     count = len(starts)
-    best = np.full(count, inf, dtype=np.int64)
-    back = np.full(count, -1, dtype=np.int64)
+    best = [inf] * count
+    back = [-1] * count
     for i in range(count):
         base = lids[i] * lsize
         if starts[i] == 0:
-            low, b = np.int64(matrix[base + prev_rid]), -1
+            low, b = matrix[base + prev_rid], -1
         else:
             low, b = inf, -1
             for j in range(i):
@@ -302,6 +333,9 @@ def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsi
     return low, last, back
 
 
+_JIT_AFTER = 5_000  # searches before the compiled form pays for its start-up (about a second)
+
+
 @lru_cache(maxsize=None)
 def _compiled_viterbi():
     import numba
@@ -317,7 +351,8 @@ class _Lattice:
     applies, the stretch it concerns is searched again here: MeCab's all-morphemes output (`-a`)
     gives the stretch's lattice, and the path is chosen with the penalties added (`penalty(text,
     tokens)`, one per token; with `after_space_only`, paid only by tokens that follow
-    whitespace). The search itself is compiled with numba.
+    whitespace). The search runs interpreted at first and compiled with numba once an analyzer
+    has made enough of them to repay the compiler's start-up.
     """
 
     def __init__(self, fugashi, args: str, dicdir: str, node_format: str,
@@ -329,11 +364,14 @@ class _Lattice:
         # matrix.bin: two uint16 sizes, then int16 cost[right id of the left token + lsize * left
         # id of the right token]
         self._lsize = int.from_bytes(raw[:2], "little")
-        self._matrix = np.frombuffer(raw, dtype="<i2", offset=4).astype(np.int32)
+        self._matrix = np.frombuffer(raw, dtype="<i2", offset=4)
+        self._costs = array("h", raw[4:])  # the same, quick to index from Python
+        if sys.byteorder == "big":
+            self._costs.byteswap()
         self._penalty = penalty
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
-        self._search = _compiled_viterbi()
+        self._searches = 0
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start) as columns start, end (past any
@@ -361,7 +399,8 @@ class _Lattice:
         return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4] , penalties, after_gap, n
 
     def cost(self, rid: int, lid: int) -> int:
-        return int(self._matrix[rid + self._lsize * lid]) if lid >= 0 else 0
+        return self._costs[rid + self._lsize * lid] if lid >= 0 else 0
+
 
     def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True) -> tuple[int, list[int]] | None:
         """(cost, [token index]) of the cheapest path over `text` after a token whose right id is
@@ -376,7 +415,14 @@ class _Lattice:
         starts, ends, lids, rids, wcosts, penalties, after_gap, n = arcs
         if self._after_space_only:
             penalties = penalties * (after_gap | ((starts == 0) & after_space))
-        low, last, back = self._search(starts, ends, lids, rids, wcosts + penalties, n, prev_rid, next_lid, self._matrix, self._lsize)
+        costs = wcosts + penalties
+        self._searches += 1
+        if self._searches > _JIT_AFTER:  # compiled: no per-element interpreter cost
+            found = _compiled_viterbi()(starts, ends, lids, rids, costs, n, prev_rid, next_lid, self._matrix, self._lsize)
+        else:  # interpreted, on lists: no compilation for a few searches
+            found = _viterbi_interpreted(starts.tolist(), ends.tolist(), lids.tolist(), rids.tolist(), costs.tolist(), n,
+                             prev_rid, next_lid, self._costs, self._lsize)
+        low, last, back = found
         if last < 0:
             return None
         path = []
@@ -739,7 +785,8 @@ def _korean() -> KoreanAnalyzer:
 
 # ---------------------------------------------------------------------------------------------
 # Thai: ThaiTokenizer (dictionary word break) with ICU
-_THAI_MIXED = re.compile("[\u0e00-\u0e7f][^\u0e00-\u0e7f]|[^\u0e00-\u0e7f][\u0e00-\u0e7f]")
+_NOT_THAI = re.compile("[^\u0e00-\u0e7f\\s?]")  # a quick first test for _THAI_MIXED
+_THAI_MIXED = re.compile("[\u0e00-\u0e7f](?:[^\\W\u0e00-\u0e7f]|\\.)|(?:[^\\W\u0e00-\u0e7f]|\\.)[\u0e00-\u0e7f]")
 _THAI_RUN = re.compile("[\u0e00-\u0e7f]+|[^\u0e00-\u0e7f.]+(?:\\.[^\u0e00-\u0e7f.]+)*|\\.")
 
 
@@ -766,6 +813,13 @@ class ThaiAnalyzer:
         bi = self._breaker
         bi.setText(text)
         out, start = [], 0
+        if not (_NOT_THAI.search(text) and _THAI_MIXED.search(text)):
+            for end in bi:
+                c = text[start]
+                if c.isalpha() or c.isdecimal():  # Character.isLetterOrDigit
+                    out.append(text[start:end])
+                start = end
+            return out
         for end in bi:
             piece = text[start:end]
             start = end
