@@ -452,18 +452,17 @@ def search_penalty(surface: str) -> int:
 
 def _search_mode_penalties(text: str, arcs: np.ndarray) -> np.ndarray:
     """`search_penalty` of each token of `text` (columns: start and end byte offsets first)."""
-    raw = text.encode("utf-8")
-    char_at = np.full(len(raw) + 1, -1, dtype=np.int64)  # byte offset → character index
-    kanji = np.zeros(len(text) + 1, dtype=np.int64)  # kanji among the first i characters
-    pos = 0
-    for i, c in enumerate(text):
-        char_at[pos] = i
-        pos += len(c.encode("utf-8"))
-        kanji[i + 1] = kanji[i] + (_KANJI.match(c) is not None)
-    char_at[pos] = len(text)
+    cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
+    size = 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)  # UTF-8 bytes per character
+    offsets = np.concatenate(([0], np.cumsum(size)))
+    char_at = np.zeros(offsets[-1] + 1, dtype=np.int64)  # byte offset → character index
+    char_at[offsets] = np.arange(len(offsets))
+    kanji = ((cps >= 0x2E80) & (cps <= 0x2FDF)) | ((cps >= 0x3005) & (cps <= 0x3007)) | \
+        ((cps >= 0x3400) & (cps <= 0x4DBF)) | ((cps >= 0x4E00) & (cps <= 0x9FFF)) | ((cps >= 0xF900) & (cps <= 0xFAFF))
+    kanji_before = np.concatenate(([0], np.cumsum(kanji)))  # kanji among the first i characters
     first, last = char_at[arcs[:, 0]], char_at[arcs[:, 1]]
     length = last - first
-    all_kanji = (kanji[last] - kanji[first]) == length
+    all_kanji = (kanji_before[last] - kanji_before[first]) == length
     return np.where(length <= 2, 0, np.where(all_kanji, (length - 2) * 3000, np.maximum(length - 7, 0) * 1700))
 
 
