@@ -303,6 +303,16 @@ def test_japanese_segments_into_base_forms():
     assert ja("これはペンです") == ["ペン"]  # これ and です are Lucene stop words
 
 
+@needs_ja
+def test_penalty_search_is_the_same_interpreted_and_compiled(monkeypatch):
+    from sounding.analysis import languages
+
+    texts = ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "関西国際空港"]
+    interpreted = [languages.JapaneseAnalyzer()(t) for t in texts]
+    monkeypatch.setattr(languages, "_JIT_AFTER", 0)
+    assert [languages.JapaneseAnalyzer()(t) for t in texts] == interpreted
+
+
 @needs_ko
 def test_korean_drops_particles_and_endings():
     ko = get_analyzer("korean")
