@@ -52,7 +52,7 @@ def test_negative_field_weight_is_refused(tmp_path):
     build_index([Document("a", "t", "x y", 1)], tmp_path / "ix")
     from sounding.errors import SoundingError
 
-    with pytest.raises(SoundingError, match="weights"):
+    with pytest.raises(SoundingError, match="title weight must be ≥ 0"):
         Searcher(tmp_path / "ix").search({"q": "x"}, layout="multifield", title_weight=-1.0)
 
 

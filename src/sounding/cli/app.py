@@ -11,6 +11,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's own help layout: flags read as flags (typer's rich panels print `<bool>` after them with
+    # the click versions we support), and `--help` needs no rich import
+    rich_markup_mode=None,
 )
 
 
