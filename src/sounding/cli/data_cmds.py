@@ -24,9 +24,22 @@ def _checksum(info) -> str:
     return "+".join(kinds) if kinds else ("none" if info.downloadable else "—")
 
 
+def _local(info, data_dir) -> str:
+    """Where a registry dataset is on this machine ("" when it is not); never downloads."""
+    from ..datasets import find_local
+    from ..errors import SoundingError
+
+    try:
+        found = find_local(info, data_dir=data_dir)
+    except SoundingError:  # e.g. $SOUNDING_DATA names a missing folder: said by the commands that load data
+        return ""
+    return str(found) if found is not None else ""
+
+
 @app.command("datasets")
-def datasets_cmd(name: Optional[str] = typer.Argument(None, help="Show one entry in full.")) -> None:
-    """List the dataset registry (or show one entry: URL, checksums and counts with their sources)."""
+def datasets_cmd(name: Optional[str] = typer.Argument(None, help="Show one entry in full."),
+                 data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Look here too for local copies.")) -> None:
+    """List the dataset registry and which datasets are on this machine (or show one entry in full)."""
     from ..datasets import get_info, list_datasets
 
     out = Console(soft_wrap=True)
@@ -40,21 +53,23 @@ def datasets_cmd(name: Optional[str] = typer.Argument(None, help="Show one entry
                 ("docs", _n(info.docs))]
         rows += [(f"{s} split", f"{_n(c.queries)} judged queries, {_n(c.qrels)} qrels lines")
                  for s, c in info.splits.items()]
-        rows += [("counts source", info.counts_source), ("licence", info.licence)]
+        rows += [("counts source", info.counts_source), ("licence", info.licence),
+                 ("on this machine", _local(info, data_dir) or "no (`sounding fetch " + info.name + "`)")]
         rows += [("note", info.note)] if info.note else []
         for k, v in rows:
             out.print(f"[bold]{k:>16}[/bold]  {v}", highlight=False)
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for col, just in [("name", "left"), ("lang", "left"), ("docs", "right"), ("test q", "right"),
-                      ("test qrels", "right"), ("open", "left"), ("checksum", "left")]:
+                      ("test qrels", "right"), ("open", "left"), ("checksum", "left"), ("here", "left")]:
         table.add_column(col, justify=just, no_wrap=True)
     for info in list_datasets():
         table.add_row(info.name, info.language, _n(info.docs), _n(info.test_queries), _n(info.test_qrels),
-                      "yes" if info.downloadable else "no", _checksum(info))
+                      "yes" if info.downloadable else "no", _checksum(info), "yes" if _local(info, data_dir) else "")
     out.print(table)
-    out.print("open = openly downloadable; test q = judged test queries. `sounding datasets NAME` shows the URL, "
-              "checksums, licence and the source of every number.", highlight=False)
+    out.print("open = openly downloadable; test q = judged test queries; here = a local copy was found (--data-dir, "
+              "$SOUNDING_DATA or the cache). `sounding datasets NAME` shows the URL, checksums, licence, the "
+              "source of every number and where the copy is.", highlight=False)
 
 
 def _progress_bar(console: Console):

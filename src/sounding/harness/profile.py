@@ -128,10 +128,13 @@ def distance(a: dict, b: dict) -> tuple[float, list[str]]:
 
 def nearest(profile: dict, candidates: dict[str, dict] | None = None, k: int = 5,
             min_features: int = 3) -> list[tuple[str, float, list[str]]]:
-    """The k candidates closest in shape; candidates sharing fewer than `min_features` features are left out."""
+    """The k candidates closest in shape, the profiled dataset itself left out (it is trivially nearest);
+    candidates sharing fewer than `min_features` features are left out too."""
     candidates = beir_profiles() if candidates is None else candidates
     scored = []
     for name, cand in candidates.items():
+        if name == profile.get("name"):
+            continue
         d, used = distance(profile, cand)
         if len(used) >= min_features:
             scored.append((name, d, used))
