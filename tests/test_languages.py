@@ -297,6 +297,9 @@ def test_japanese_segments_into_base_forms():
     # unknown words end at punctuation; the dictionary's ル・マン stays whole; katakana stems per part
     assert ja("オリヴィア・デ・ハヴィランドとル・マン") == ["オリヴィア", "ハヴィランド", "ル・マン"]
     assert ja("アレキサンダー・アルベルト・カブレラ") == ["アレキサンダ", "アルベルト", "カブレラ"]
+    # Kuromoji's unknown words: one kanji each; a katakana run whole
+    assert ja("清の咸豊帝は何代目？") == ["清", "咸", "豊", "帝", "何", "代目"]
+    assert ja("ミヘイル・サアカシュヴィリの所属した政党は？") == ["ミヘイル", "サアカシュヴィリ", "所属", "政党"]
     assert ja("化学兵器禁止条約はどこで採択された？") == ["化学", "兵器", "禁止", "条約", "どこ", "採択"]
     assert ja("ＡＢＣのコンピューター") == ["abc", "コンピュータ"]  # width fold, katakana stem, lower case
     assert ja("ｺﾝﾋﾟｭｰﾀｰ") == ["コンピュータ"]

@@ -333,6 +333,7 @@ def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsi
     return low, last, back
 
 
+_FORBIDDEN = 1 << 40  # the cost added to a token the emulated tokenizer would not have
 _JIT_AFTER = 5_000  # searches before the compiled form pays for its start-up (about a second)
 
 
@@ -356,8 +357,9 @@ class _Lattice:
     """
 
     def __init__(self, fugashi, args: str, dicdir: str, node_format: str,
-                 penalty: Callable[[str, "np.ndarray"], "np.ndarray"], after_space_only: bool) -> None:
-        nums = "%ps %pe %phl %phr %c\\n"
+                 penalty: Callable[[str, "np.ndarray"], "np.ndarray"], after_space_only: bool,
+                 forbidden: Callable[[str, "np.ndarray"], "np.ndarray"] | None = None) -> None:
+        nums = "%ps %pe %phl %phr %c %s\\n"
         self._parse_nums = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{nums}" -U "{nums}"').parse
         self._parse_lines = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{node_format}" -U "{node_format}"').parse
         raw = Path(dicdir, "matrix.bin").read_bytes()
@@ -370,16 +372,18 @@ class _Lattice:
             self._costs.byteswap()
         self._penalty = penalty
         self._after_space_only = after_space_only
+        self._forbidden = forbidden
         self._arcs: dict[str, tuple] = {}
         self._searches = 0
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start) as columns start, end (past any
-        whitespace), left id, right id, word cost, penalty, follows whitespace; and `text`'s length
-        in bytes."""
-        # start end lid rid cost, per token: parsed in C
-        arcs = np.fromstring(self._parse_nums(text), dtype=np.int64, sep=" ").reshape(-1, 5)
+        whitespace), left id, right id, word cost, penalty, follows whitespace, cost added to
+        forbidden tokens; and `text`'s length in bytes."""
+        # start end lid rid cost stat (1: unknown word), per token: parsed in C
+        arcs = np.fromstring(self._parse_nums(text), dtype=np.int64, sep=" ").reshape(-1, 6)
         penalties = self._penalty(text, arcs)
+        barred = self._forbidden(text, arcs) * _FORBIDDEN if self._forbidden else np.zeros(len(arcs), dtype=np.int64)
         starts, ends = arcs[:, 0], arcs[:, 1].copy()
         n = len(text.encode("utf-8"))
         after_gap = np.zeros(len(arcs), dtype=bool)
@@ -396,17 +400,18 @@ class _Lattice:
                         end = gaps[end]
                     ends[i] = end
                 after_gap = np.isin(starts, list(gaps.values()))
-        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4] , penalties, after_gap, n
+        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4] + barred, penalties, after_gap, n
 
     def cost(self, rid: int, lid: int) -> int:
         return self._costs[rid + self._lsize * lid] if lid >= 0 else 0
 
 
-    def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True) -> tuple[int, list[int]] | None:
+    def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True,
+             penalised: bool = True) -> tuple[int, list[int]] | None:
         """(cost, [token index]) of the cheapest path over `text` after a token whose right id is
         `prev_rid` and before one whose left id is `next_lid` (-1: none), penalties included
-        (`after_space`: whether `text` follows whitespace). None when no path covers `text`.
-        `lines(text, indexes)` gives the tokens' node lines."""
+        unless not `penalised` (`after_space`: whether `text` follows whitespace). None when no
+        path covers `text`. `lines(text, indexes)` gives the tokens' node lines."""
         arcs = self._arcs.get(text)
         if arcs is None:
             if len(self._arcs) > 100_000:
@@ -415,7 +420,7 @@ class _Lattice:
         starts, ends, lids, rids, wcosts, penalties, after_gap, n = arcs
         if self._after_space_only:
             penalties = penalties * (after_gap | ((starts == 0) & after_space))
-        costs = wcosts + penalties
+        costs = wcosts + penalties if penalised else wcosts
         self._searches += 1
         if self._searches > _JIT_AFTER:  # compiled: no per-element interpreter cost
             found = _compiled_viterbi()(starts, ends, lids, rids, costs, n, prev_rid, next_lid, self._matrix, self._lsize)
@@ -450,8 +455,10 @@ def search_penalty(surface: str) -> int:
     return (n - 7) * 1700 if n > 7 else 0
 
 
-def _search_mode_penalties(text: str, arcs: np.ndarray) -> np.ndarray:
-    """`search_penalty` of each token of `text` (columns: start and end byte offsets first)."""
+def _characters(text: str, arcs: np.ndarray):
+    """For the tokens of `text` (byte offsets in the first two columns): the index of each one's
+    first character, its length in characters, and whether each character of `text` is a kanji
+    (the code-point ranges of `_KANJI`), with the count of kanji before each character."""
     cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
     size = 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)  # UTF-8 bytes per character
     offsets = np.concatenate(([0], np.cumsum(size)))
@@ -459,15 +466,51 @@ def _search_mode_penalties(text: str, arcs: np.ndarray) -> np.ndarray:
     char_at[offsets] = np.arange(len(offsets))
     kanji = ((cps >= 0x2E80) & (cps <= 0x2FDF)) | ((cps >= 0x3005) & (cps <= 0x3007)) | \
         ((cps >= 0x3400) & (cps <= 0x4DBF)) | ((cps >= 0x4E00) & (cps <= 0x9FFF)) | ((cps >= 0xF900) & (cps <= 0xFAFF))
-    kanji_before = np.concatenate(([0], np.cumsum(kanji)))  # kanji among the first i characters
     first, last = char_at[arcs[:, 0]], char_at[arcs[:, 1]]
-    length = last - first
-    all_kanji = (kanji_before[last] - kanji_before[first]) == length
+    return first, last - first, kanji, np.concatenate(([0], np.cumsum(kanji)))
+
+
+def _search_mode_penalties(text: str, arcs: np.ndarray) -> np.ndarray:
+    """`search_penalty` of each token of `text`."""
+    first, length, _, kanji_before = _characters(text, arcs)
+    all_kanji = (kanji_before[first + length] - kanji_before[first]) == length
     return np.where(length <= 2, 0, np.where(all_kanji, (length - 2) * 3000, np.maximum(length - 7, 0) * 1700))
+
+
+def _kuromoji_unknown_words(text: str, arcs: np.ndarray) -> np.ndarray:
+    """Which of MeCab's unknown words Kuromoji's lattice lacks. Both read IPADIC's char.def,
+    but Kuromoji ignores its length field: at each position it adds one unknown word, the
+    whole run of the character's class (a single character for KANJI, the only class not
+    grouped), where MeCab also adds the run's first one and two characters (KANJI, HIRAGANA,
+    KATAKANA)."""
+    unknown = arcs[:, 5] == 1
+    if not unknown.any():
+        return unknown
+    first, length, kanji, _ = _characters(text, arcs)
+    kanji_start = np.zeros(len(arcs), dtype=bool)
+    kanji_start[unknown] = kanji[first[unknown]]
+    barred = unknown & kanji_start & (length > 1)
+    grouped = np.flatnonzero(unknown & ~kanji_start)
+    longest: dict[int, int] = {}
+    for start, end in zip(arcs[grouped, 0].tolist(), arcs[grouped, 1].tolist()):
+        longest[start] = max(longest.get(start, 0), end)
+    barred[grouped] = arcs[grouped, 1] < np.array([longest[s] for s in arcs[grouped, 0].tolist()], dtype=np.int64)
+    return barred
+
+
+def _kana(c: str) -> str:
+    """IPADIC's class of a character where MeCab makes unknown words of its first characters."""
+    return "K" if "\u30a1" <= c <= "\u30fe" or "\u31f0" <= c <= "\u31ff" else "H" if "\u3041" <= c <= "\u309f" else ""
+
+
+class _MaybeShort(tuple):
+    """The terms of an unknown kana word of one or two characters: Kuromoji would not have it if
+    the run of its class goes on after it."""
 
 
 _REPARSE = ("",)  # a line's terms that say: analyse the text again, another way (see each analyzer)
 _DECOMPOUND = ("", "")  # ... that say: this token may be decompounded (SEARCH mode)
+_RELATTICE = ("", "", "")  # ... that say: Kuromoji's lattice lacks this token; search it
 _NODE = "%m\\t%phl %phr %c\\t%H\\n"  # surface, left and right context ids, word cost, features
 
 
@@ -479,17 +522,20 @@ class JapaneseAnalyzer:
     StopFilter (Lucene's list, ignoring case) → JapaneseKatakanaStemFilter (drop a final ー from
     katakana words of 4+ characters) → LowerCaseFilter.
 
-    MeCab gives the NORMAL-mode Viterbi path over the same dictionary and connection costs. Two
-    Kuromoji behaviours are added on top of it:
+    MeCab gives the NORMAL-mode Viterbi path over the same dictionary and connection costs.
+    Kuromoji's differences are added on top of it:
     - unknown words never mix punctuation with other characters, so `・` splits katakana names
       (オリヴィア・デ・ハヴィランド → オリヴィア デ ハヴィランド; dictionary words like ル・マン stay);
+    - its lattice has fewer unknown words (`_kuromoji_unknown_words`: a kanji unknown word is
+      one character, 咸豊 → 咸 豊; a kana one runs to the end of its class); where MeCab's path
+      uses one Kuromoji lacks, the text is searched again over the lattice without them;
     - SEARCH mode's decompounding (JapaneseTokenizer.backtrace): a token with a length penalty
       (`search_penalty`) is replaced by the best segmentation of its span in which every token
       pays its own penalty, when that costs no more than the token plus its penalty
-      (関西国際空港 → 関西 国際 空港, 一元論 → 一元 論). The span's lattice comes from MeCab's
-      all-morphemes output and is scored here with IPADIC's connection matrix.
-    Left as they are: MeCab's unknown-word grouping where it differs from Kuromoji's otherwise,
-    and whitespace, which Kuromoji keeps in its lattice (as discarded tokens) and MeCab skips.
+      (関西国際空港 → 関西 国際 空港, 一元論 → 一元 論).
+    Lattices come from MeCab's all-morphemes output and are scored with IPADIC's connection
+    matrix (`_Lattice`). Left as it is: whitespace, which Kuromoji keeps in its lattice (as
+    discarded tokens, with their own connection costs) and MeCab skips.
     """
 
     name = "japanese"
@@ -504,7 +550,8 @@ class JapaneseAnalyzer:
         self._parse = fugashi.GenericTagger(ipadic.MECAB_ARGS).parse  # surface TAB features
         fmt = f' -F "{_NODE}" -U "{_NODE}"'
         self._parse_ids = fugashi.GenericTagger(ipadic.MECAB_ARGS + fmt).parse  # the same, with ids and costs
-        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _search_mode_penalties, False)
+        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _search_mode_penalties, False,
+                                 _kuromoji_unknown_words)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._cache: dict[str, tuple[str, ...]] = {}
@@ -523,15 +570,25 @@ class JapaneseAnalyzer:
             self._parts.clear()
         lines = self._parse(text).split("\n")
         out: list[str] = []
-        for line in lines:
+        again = None
+        for i, line in enumerate(lines):
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
             if terms is _REPARSE:
                 return self(self._split_punctuation(text, lines))
             if terms is _DECOMPOUND:
-                return self._search_mode(self._parse_ids(text).split("\n"))
-            out.extend(terms)
+                again = again or _DECOMPOUND
+            elif terms is _RELATTICE:
+                again = _RELATTICE
+            else:
+                if terms.__class__ is _MaybeShort and _kana(line[line.index("\t") - 1]) == _kana(lines[i + 1][:1]):
+                    again = _RELATTICE  # the kana run goes on: Kuromoji has no such word
+                out.extend(terms)
+        if again is _RELATTICE:
+            return self._kuromoji_lattice(text)
+        if again is _DECOMPOUND:
+            return self._search_mode(self._parse_ids(text).split("\n"))
         return out
 
     def _line_terms(self, line: str) -> tuple[str, ...]:
@@ -539,11 +596,25 @@ class JapaneseAnalyzer:
         if not sep:
             return ()
         f = rest.split(",")
-        if len(f) == 7 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
-            return _REPARSE  # IPADIC unknown words have 7 features
+        if len(f) == 7:  # IPADIC unknown words have 7 features
+            if any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
+                return _REPARSE
+            if len(surface) > 1 and _KANJI.fullmatch(surface):
+                return _RELATTICE  # Kuromoji's unknown kanji words are single characters
+            if len(surface) <= 2 and _kana(surface[0]) and _kana(surface[0]) == _kana(surface[-1]):
+                return _MaybeShort(self._terms(surface, f))
         if search_penalty(surface):
             return _DECOMPOUND
         return self._terms(surface, f)
+
+    def _kuromoji_lattice(self, text: str) -> list[str]:
+        """The best path over the lattice Kuromoji would build (MeCab's, less the unknown words
+        Kuromoji does not make), then SEARCH mode on it."""
+        text = text.strip()
+        found = self._lattice.best(text, 0, 0, penalised=False)
+        if found is None:
+            return self._search_mode(self._parse_ids(text).split("\n"))
+        return self._search_mode(self._lattice.lines(text, found[1]))
 
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
         if not surface or is_punctuation(surface[0]):
@@ -560,11 +631,12 @@ class JapaneseAnalyzer:
     @staticmethod
     def _split_punctuation(text: str, lines: list[str]) -> str:
         """Kuromoji ends an unknown word where punctuation starts or stops; MeCab's character
-        classes let `・` join katakana. The punctuation inside such unknown words becomes a space."""
+        classes let `・` join katakana. The punctuation inside such unknown words is set apart by
+        spaces, so that MeCab makes it a token of its own, as Kuromoji does."""
         for line in lines:
             surface, _, rest = line.partition("\t")
             if rest.count(",") == 6 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
-                text = text.replace(surface, "".join(" " if is_punctuation(c) else c for c in surface))
+                text = text.replace(surface, "".join(f" {c} " if is_punctuation(c) else c for c in surface))
         return text
 
     def _search_mode(self, lines: list[str]) -> list[str]:
