@@ -55,7 +55,7 @@ def index_cmd(
 def search_cmd(
     index: Path = typer.Argument(..., help="index folder"),
     queries: Path = typer.Option(..., "--queries", "-q", help="queries: BEIR jsonl[.gz] or TSV of id and text"),
-    run: Path = typer.Option(..., "--run", help="TREC run file to write"),
+    run: Path = typer.Option(..., "--run", help="TREC run file to write (gzip if the name ends in .gz)"),
     layout: str = typer.Option("flat", help="flat | multifield | multifield-max | bm25f"),
     k1: float = typer.Option(0.9, help="BM25 k1 (Anserini 0.9, Lucene 1.2)"),
     b: float = typer.Option(0.4, help="BM25 b (Anserini 0.4, Lucene 0.75)"),
@@ -69,19 +69,20 @@ def search_cmd(
     typos: bool = typer.Option(False, "--typos", help="also match index terms within a typo budget (down-weighted)"),
     tag: str = typer.Option("sounding", help="run tag (last column)"),
 ) -> None:
-    """Search an index with BM25 and write a TREC run file."""
-    from ..eval.trec import write_run
+    """Search an index with BM25 and write a TREC run file (gzip for a .gz name)."""
+    from ..datasets import load_queries
     from ..io import check_output_file
-    from ..pipeline import search_queries_file
+    from ..search import Searcher
+    from ..search.stream import search_to_run
 
     check_output_file(run)  # before the search: a bad --run fails in a second
-    results = search_queries_file(index, queries, layout=layout, k1=k1, b=b, hits=hits, threads=threads,
-                                  lucene_norms=lucene_norms, title_weight=title_weight, proximity=proximity, typos=typos,
-                                  anserini_ties=anserini_ties)
-    _notes(results)
-    write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
-    console.print(f"{len(results.qids):,} queries in {results.seconds:.2f} s "
-                  f"({results.queries_per_second:,.0f} q/s) → {run}")
+    stats = search_to_run(Searcher(index), load_queries(queries), run, tag=tag, remove_self_hits=remove_self_hits,
+                          layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
+                          title_weight=title_weight, proximity=proximity, typos=typos, anserini_ties=anserini_ties)
+    _notes(stats)
+    console.print(f"{stats.queries:,} queries in {stats.search_seconds:.2f} s ({stats.queries_per_second:,.0f} q/s); "
+                  f"setup {stats.setup_seconds:.2f} s (BM25 setting, kernels); {stats.lines:,} lines written in "
+                  f"{stats.write_seconds:.2f} s ({stats.lines_per_second:,.0f} lines/s) → {run}")
 
 
 def _notes(results) -> None:
@@ -92,5 +93,6 @@ def _notes(results) -> None:
                       f"{st['k']:,} documents: returning at most {st['k']:,} per query")
     empty = st.get("empty_queries") or []
     if empty:
-        console.print(f"[yellow]warning:[/yellow] {len(empty):,} of {len(results.qids):,} queries analyse to no "
+        n = results.queries if hasattr(results, "queries") else len(results.qids)
+        console.print(f"[yellow]warning:[/yellow] {len(empty):,} of {n:,} queries analyse to no "
                       f"indexed term and get no hits (e.g. {', '.join(map(str, empty[:3]))})")

@@ -9,7 +9,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -93,6 +93,8 @@ class Results:
     docids: list[str]
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
+    rank: np.ndarray | None = None  # each document's place in docid byte order (trec_eval's tie order)
+    setup_seconds: float = 0.0  # building the BM25 setting and compiling (or loading) kernels: not in `seconds`
 
     def hits(self, i: int, *, remove_self_hits: bool = False) -> list[tuple[str, float]]:
         qid, ids = self.qids[i], self.docids
@@ -111,6 +113,13 @@ class Results:
                 hits.pop(q, None)
             run[q] = hits
         return run
+
+    def write_run(self, path, *, tag: str = "sounding", remove_self_hits: bool = False):
+        """Write the TREC run file `write_run(self.to_run(...), path, tag)` writes, byte for byte, from the
+        arrays (compiled formatting, no Python object per hit); `.gz` names write gzip. Returns the path."""
+        from ..eval.runfile import write_results
+
+        return write_results(self, path, tag=tag, remove_self_hits=remove_self_hits)
 
     @property
     def queries_per_second(self) -> float:
@@ -198,11 +207,13 @@ class Searcher:
         for name, fb in lay.field_b.items():
             if fb is not None:
                 validate.finite(f"{name} b", fb, low=0.0, high=1.0)
+        setup = time.perf_counter()
         setting = self._setting(lay, k1, b, lucene_norms)  # norms and impacts: outside the timing
-        self._compile(lay, k1, lucene_norms, setting, k)
+        self._compile(lay, k1, b, lucene_norms, setting, k)
         if typos:
             self._typo_matcher.variants("warmup")  # builds the symmetric-delete index outside the timing
         start = time.perf_counter()
+        setup = start - setup
         matches = [self._matches(text, typos, typo_factor) for _, text in items]
         clauses = self._clauses(matches, lay, k1, b, lucene_norms)
         n_q = len(items)
@@ -228,7 +239,18 @@ class Searcher:
         if capped:
             settings["k_asked"] = k_asked  # more hits than documents were asked for: k is the collection size
         settings["empty_queries"] = [q for (q, _), m in zip(items, matches) if not m]
-        return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings)
+        return Results([q for q, _ in items], out_docs, out_scores, out_n, self.index.docids, seconds, settings,
+                       self._rank, setup)
+
+    def search_batches(self, queries: Mapping[str, str] | Iterable[tuple[str, str]], *, batch: int = 1024,
+                       **options) -> Iterator[Results]:
+        """`search` (same options) `batch` queries at a time, in the order given: each query gets the
+        hits one search of all would give it, and memory is bound by the batch, not by the number of
+        queries (a run file can be written as the batches come)."""
+        batch = validate.integer("batch", batch)
+        items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
+        for a in range(0, len(items), batch):
+            yield self.search(items[a : a + batch], **options)
 
     # -- internals ----------------------------------------------------------------------------
     def _thread_pool(self, threads: int) -> ThreadPoolExecutor:
@@ -242,9 +264,14 @@ class Searcher:
             self._pool = (pool, threads)
         return pool
 
-    def _compile(self, lay: Layout, k1, lucene, setting, k) -> None:
+    def _compile(self, lay: Layout, k1, b, lucene, setting, k) -> None:
         """Compile (or load from numba's cache) the kernel with an empty batch, outside any timing,
-        once per kernel: a query-at-a-time caller pays no extra call."""
+        once per kernel: a query-at-a-time caller pays no extra call. The clause builder and the
+        analyzer are warmed up the same way, once."""
+        if ("clauses", lucene) not in self._compiled:  # Lucene's idf is float32: its own compiled version
+            self.analyze("warm up")
+            self._clauses([[]], lay, k1, b, lucene)
+            self._compiled.add(("clauses", lucene))
         kernel = (lay.name if lay.name in ("bm25f", "multifield-max") else "sum", lucene)
         if kernel not in self._compiled:
             empty = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64),

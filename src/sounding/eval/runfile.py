@@ -1,0 +1,443 @@
+"""TREC run files written straight from top-k arrays: compiled formatting, batches of queries, atomic.
+
+`write_run(run_dict, ...)` (trec.py) turns a {qid: {docid: score}} mapping into text one Python string at a
+time. A search already holds its hits as arrays (document numbers, float32 scores, counts); `RunWriter`
+formats them with a compiled kernel into bytes and writes them a batch of queries at a time, so neither
+time nor memory goes to a Python object per hit. The bytes are those `write_run(results.to_run(), ...)`
+writes, to the last byte:
+
+- queries in sorted qid order (the caller hands them in that order: `sorted_rows` gives it for a batch);
+- each query's hits in trec_eval's order of the written scores (score descending, docid descending);
+- scores as Python's f"{score:.9g}" of the double value, ranks from 1, `qid Q0 docid rank score tag`.
+
+A score is formatted from its 9 significant digits, found by one exactly rounded scaling in double
+precision; when the scaled value lies too close to a rounding tie for that to be certain (or the score is
+outside 1e-14..1e30), the query goes through trec.py's Python formatter instead, and so does a query with a
+non-ASCII document id (whose whitespace check is Python's). Either way the bytes are the same.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..errors import SoundingError
+from .trec import GZIP_LEVEL
+
+_POW10 = np.array([10.0**i for i in range(23)])  # exact doubles
+_LINE_EXTRA = 48  # bytes of a line beyond qid, docid and tag: " Q0 ", rank (<= 20), score (<= 15), spaces, newline
+
+OK, FALLBACK, BAD_ID = 0, 1, 2  # per-query status of the kernel
+
+
+@njit(cache=True, nogil=True)
+def _product_error(a, b, p):
+    """a·b − p exactly, for p = fl(a·b) (Dekker's TwoProduct with Veltkamp's split; no overflow here)."""
+    c = 134217729.0 * a  # 2**27 + 1
+    ah = c - (c - a)
+    al = a - ah
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    bl = b - bh
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@njit(cache=True, nogil=True)
+def _digits9(x, guess):
+    """(N, X, ok): |x| = N·10^(X−8) rounded to 9 significant digits, half to even, as Python's '.9g'
+    rounds the exact binary value, with 10^8 <= N < 10^9. ok is False (Python decides) for |x| outside
+    1e-14..1e30 and for a quotient too near a rounding tie (|x| >= 1e9 only). `guess` is a first
+    guess of X (the previous score's: scores come sorted)."""
+    a = abs(x)
+    e = guess
+    y = 0.0
+    for tries in range(5):
+        if tries == 2:
+            e = int(np.floor(np.log10(a)))
+        if tries == 4:
+            return 0, 0, False
+        p = 8 - e
+        if p > 22 or p < -22:
+            return 0, 0, False
+        y = a * _POW10[p] if p >= 0 else a / _POW10[-p]
+        if y < 1e8:
+            e -= 1
+        elif y >= 1e9:
+            e += 1
+        else:
+            break
+    n = np.floor(y)
+    f = y - n  # exact: y < 2**30, so f is a multiple of y's ulp (<= 2**-23), as 0.5 is
+    if f == 0.5:
+        # |a·10^p − y| <= ulp/2 < |f − 0.5| unless f == 0.5: only then does the exact product decide
+        if p < 0:
+            return 0, 0, False
+        err = _product_error(a, _POW10[p], y)
+        up = err > 0 or (err == 0 and np.int64(n) % 2 == 1)  # a tie exactly: half to even
+    else:
+        up = f > 0.5
+    big = np.int64(n) + (1 if up else 0)
+    if big == 1_000_000_000:
+        big = 100_000_000
+        e += 1
+    if 8 - e > 22 or 8 - e < -22:
+        return 0, 0, False
+    return big, e, True
+
+
+@njit(cache=True, nogil=True)
+def _value9(big, e, neg):
+    """float() of the written digits: N·10^(X−8), one exactly rounded operation (N < 2**53, |X−8| <= 22)."""
+    q = e - 8
+    v = big * _POW10[q] if q >= 0 else big / _POW10[-q]
+    return -v if neg else v
+
+
+@njit(cache=True, nogil=True)
+def _put_score(out, o, big, e, neg, zero, negzero, d):
+    """Write '.9g' of the number (N, X) at out[o] (`d`: 9 bytes of scratch); returns the new offset."""
+    if neg or negzero:
+        out[o] = 45
+        o += 1
+    if zero:
+        out[o] = 48
+        return o + 1
+    t = big
+    for i in range(8, -1, -1):
+        d[i] = 48 + t % 10
+        t //= 10
+    last = 8  # last significant digit kept (trailing zeros dropped)
+    while last > 0 and d[last] == 48:
+        last -= 1
+    if -4 <= e < 9:
+        if e >= 0:
+            for i in range(e + 1):
+                out[o] = d[i]
+                o += 1
+            if last > e:
+                out[o] = 46
+                o += 1
+                for i in range(e + 1, last + 1):
+                    out[o] = d[i]
+                    o += 1
+        else:
+            out[o] = 48
+            out[o + 1] = 46
+            o += 2
+            for _ in range(-e - 1):
+                out[o] = 48
+                o += 1
+            for i in range(last + 1):
+                out[o] = d[i]
+                o += 1
+    else:
+        out[o] = d[0]
+        o += 1
+        if last > 0:
+            out[o] = 46
+            o += 1
+            for i in range(1, last + 1):
+                out[o] = d[i]
+                o += 1
+        out[o] = 101
+        out[o + 1] = 45 if e < 0 else 43
+        o += 2
+        x = -e if e < 0 else e
+        if x < 10:
+            out[o] = 48
+            o += 1
+        o = _put_int(out, o, x)
+    return o
+
+
+@njit(cache=True, nogil=True)
+def _put_int(out, o, v):
+    n = 1
+    t = v
+    while t >= 10:
+        t //= 10
+        n += 1
+    for i in range(n - 1, -1, -1):
+        out[o + i] = 48 + v % 10
+        v //= 10
+    return o + n
+
+
+@njit(cache=True, nogil=True)
+def _put(out, o, src, a, z):
+    for i in range(a, z):
+        out[o] = src[i]
+        o += 1
+    return o
+
+
+@njit(cache=True, nogil=True)
+def format_queries(rows, qblob, qptr, docs, scores, counts, dblob, dstarts, rank, tag, remove_self_hits, size):
+    """TREC lines of queries `rows` (in that order) into one byte array of at most `size` bytes.
+
+    qid i is qblob[qptr[i]:qptr[i+1]]; document d's id is dblob[dstarts[d]:dstarts[d+1]-1] (docids.txt's
+    lines). Returns (bytes, end offset of each query's text, status of each query: OK, FALLBACK for
+    Python to format, BAD_ID for an empty id or one holding whitespace, which Python reports; the number
+    of lines written).
+    """
+    out = np.empty(size, np.uint8)
+    digits = np.empty(9, np.uint8)
+    guess = 0
+    lines = 0
+    ends = np.zeros(rows.size, np.int64)
+    status = np.zeros(rows.size, np.int8)
+    kmax = docs.shape[1]
+    val = np.empty(kmax, np.float64)
+    big = np.empty(kmax, np.int64)
+    exp = np.empty(kmax, np.int64)
+    neg = np.empty(kmax, np.bool_)
+    zero = np.empty(kmax, np.bool_)
+    negz = np.empty(kmax, np.bool_)
+    keep = np.empty(kmax, np.int64)
+    o = 0
+    for i in range(rows.size):
+        r = rows[i]
+        qa, qz = qptr[r], qptr[r + 1]
+        n = 0
+        st = OK
+        for j in range(counts[r]):
+            d = docs[r, j]
+            da, dz = np.int64(dstarts[d]), np.int64(dstarts[d + 1]) - 1
+            if remove_self_hits and dz - da == qz - qa:
+                same = True
+                for t in range(dz - da):
+                    if dblob[da + t] != qblob[qa + t]:
+                        same = False
+                        break
+                if same:
+                    continue
+            if dz == da:
+                st = BAD_ID
+            for t in range(da, dz):
+                c = dblob[t]
+                if c == 32 or 9 <= c <= 13 or 28 <= c <= 31:
+                    st = BAD_ID
+                elif c >= 128 and st == OK:
+                    st = FALLBACK
+            s = np.float64(scores[r, j])
+            if not np.isfinite(s):
+                st = FALLBACK  # Python names it
+            elif s == 0.0:
+                zero[n] = True
+                negz[n] = np.signbit(s)
+                neg[n] = False
+                big[n] = 0
+                exp[n] = 0
+                val[n] = s
+            else:
+                bg, e, ok = _digits9(s, guess)
+                guess = e
+                if not ok:
+                    if st == OK:
+                        st = FALLBACK
+                else:
+                    zero[n] = False
+                    negz[n] = False
+                    neg[n] = s < 0
+                    big[n] = bg
+                    exp[n] = e
+                    val[n] = _value9(bg, e, s < 0)
+            keep[n] = j
+            n += 1
+        if st != OK:
+            status[i] = st
+            ends[i] = o
+            continue
+        # trec_eval's order of the written values: score descending, docid (byte order rank) descending
+        ordered = True
+        for j in range(1, n):
+            if val[j - 1] < val[j] or (val[j - 1] == val[j] and rank[docs[r, keep[j - 1]]] < rank[docs[r, keep[j]]]):
+                ordered = False
+                break
+        if ordered:
+            order = np.arange(n)
+        else:
+            rk = np.empty(n, np.int64)
+            for j in range(n):
+                rk[j] = -np.int64(rank[docs[r, keep[j]]])
+            by_rank = np.argsort(rk, kind="mergesort")
+            neg_val = np.empty(n, np.float64)
+            for j in range(n):
+                neg_val[j] = -val[by_rank[j]]
+            order = by_rank[np.argsort(neg_val, kind="mergesort")]
+        for j in range(n):
+            h = order[j]
+            d = docs[r, keep[h]]
+            o = _put(out, o, qblob, qa, qz)
+            out[o] = 32
+            out[o + 1] = 81
+            out[o + 2] = 48
+            out[o + 3] = 32
+            o += 4
+            o = _put(out, o, dblob, np.int64(dstarts[d]), np.int64(dstarts[d + 1]) - 1)
+            out[o] = 32
+            o = _put_int(out, o + 1, j + 1)
+            out[o] = 32
+            o = _put_score(out, o + 1, big[h], exp[h], neg[h], zero[h], negz[h], digits)
+            out[o] = 32
+            o = _put(out, o + 1, tag, 0, tag.size)
+            out[o] = 10
+            o += 1
+        lines += n
+        ends[i] = o
+    return out, ends, status, lines
+
+
+def sorted_rows(qids: Sequence[str]) -> np.ndarray:
+    """Rows in the order a run file lists them: sorted qids, the last row of a repeated qid (as a dict keeps it)."""
+    last = {q: i for i, q in enumerate(qids)}
+    return np.fromiter((last[q] for q in sorted(last)), dtype=np.int64, count=len(last))
+
+
+class DocIdTable:
+    """Document ids as one UTF-8 byte array and line starts (docids.txt's layout), for the kernel."""
+
+    def __init__(self, docids: Sequence[str]):
+        blob, starts = getattr(docids, "_blob", None), getattr(docids, "_starts", None)
+        if not isinstance(blob, bytes) or starts is None:
+            blob = "\n".join(docids).encode("utf-8")
+            newlines = np.flatnonzero(np.frombuffer(blob, np.uint8) == 0x0A)
+            starts = np.concatenate(([0], newlines + 1, [len(blob) + 1])).astype(np.int64)
+        self.docids = docids
+        self.blob = np.frombuffer(blob, np.uint8) if blob else np.zeros(1, np.uint8)
+        self.starts = starts
+        self.longest = int(np.diff(starts).max()) if len(starts) > 1 else 0
+
+
+class RunWriter:
+    """Write a TREC run a batch of queries at a time; the file replaces `path` only when complete.
+
+    Use as a context manager (or call `close()`): on an exception the partial file is removed and `path`
+    is left as it was. `.gz` names (or `gz=True`) write gzip. Batches must come in sorted qid order, with
+    no qid twice (what `sorted_rows` gives); `lines` and `bytes` count what was written.
+    """
+
+    def __init__(self, path: str | os.PathLike, docids: Sequence[str] | DocIdTable, rank: np.ndarray, *,
+                 tag: str = "sounding", gz: bool | None = None):
+        from .trec import _WHITESPACE
+
+        if not tag or _WHITESPACE.search(tag):
+            raise SoundingError(f"run tag {tag!r} must be one word")
+        self.path = Path(path)
+        self.table = docids if isinstance(docids, DocIdTable) else DocIdTable(docids)
+        self.rank = np.asarray(rank)
+        self.tag = tag
+        self._tag = np.frombuffer(tag.encode("utf-8"), np.uint8)
+        self.lines = 0
+        self.bytes = 0
+        self._last_qid: str | None = None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self._file = open(self._tmp, "wb")
+        gz = self.path.name.endswith(".gz") if gz is None else gz
+        self._out = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0, compresslevel=GZIP_LEVEL) if gz else self._file
+
+    def write(self, qids: Sequence[str], docs: np.ndarray, scores: np.ndarray, counts: np.ndarray, *,
+              rows: np.ndarray | None = None, remove_self_hits: bool = False) -> None:
+        """Append the hits of `rows` (default: all rows, which must then be in sorted qid order)."""
+        from .trec import _WHITESPACE
+
+        rows = np.arange(len(qids), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+        if not len(rows):
+            return
+        shown = [qids[r] for r in rows.tolist()]
+        if self._last_qid is not None and not self._last_qid < shown[0] or any(a >= b for a, b in zip(shown, shown[1:])):
+            raise ValueError("RunWriter.write: queries must come in strictly increasing qid order")
+        self._last_qid = shown[-1]
+        for q in shown:
+            if not q or _WHITESPACE.search(q):
+                raise SoundingError(f"query {q!r}: a qid or docid is empty or holds whitespace; TREC files cannot say it")
+        encoded = [q.encode("utf-8") for q in qids] if len(qids) <= 2 * len(rows) else None
+        if encoded is None:  # a few rows of many: encode only those, and index them 0..len(rows)-1
+            encoded = [s.encode("utf-8") for s in shown]
+            docs, scores, counts = docs[rows], scores[rows], np.asarray(counts)[rows]
+            rows = np.arange(len(rows), dtype=np.int64)
+        qptr = np.zeros(len(encoded) + 1, np.int64)
+        np.cumsum([len(e) for e in encoded], out=qptr[1:])
+        qblob = np.frombuffer(b"".join(encoded), np.uint8) if qptr[-1] else np.zeros(1, np.uint8)
+        counts = np.asarray(counts, dtype=np.int64)
+        per_line = np.diff(qptr)[rows] + self.table.longest + self._tag.size + _LINE_EXTRA
+        size = int((counts[rows] * per_line).sum())
+        docs = np.ascontiguousarray(docs)
+        scores = np.ascontiguousarray(scores)
+        out, ends, status, lines = format_queries(rows, qblob, qptr, docs, scores, counts, self.table.blob, self.table.starts,
+                                           self.rank, self._tag, bool(remove_self_hits), max(size, 1))
+        if not status.any():
+            self._emit(memoryview(out)[: ends[-1]], lines)
+            return
+        start = 0
+        for i in range(len(rows)):
+            if status[i] == OK:
+                self._emit(memoryview(out)[start : ends[i]], None)
+            else:
+                self._emit(self._python_query(shown[i], rows[i], docs, scores, counts, remove_self_hits), None)
+            start = ends[i]
+
+    def _python_query(self, qid, r, docs, scores, counts, remove_self_hits) -> bytes:
+        from .trec import format_query
+
+        n = int(counts[r])
+        ids = self.table.docids
+        hits = dict(zip((ids[d] for d in docs[r, :n].tolist()), scores[r, :n].tolist()))
+        if remove_self_hits:
+            hits.pop(qid, None)
+        return format_query(qid, hits, self.tag).encode("utf-8")
+
+    def _emit(self, chunk, lines: int | None) -> None:
+        if len(chunk):
+            self._out.write(chunk)
+            self.bytes += len(chunk)
+            self.lines += int(np.count_nonzero(np.frombuffer(chunk, np.uint8) == 10)) if lines is None else lines
+
+    def close(self) -> Path:
+        """Finish the file and put it in place (atomically: readers see the old file or the whole new one)."""
+        try:
+            if self._out is not self._file:
+                self._out.close()
+            self._file.close()
+            os.replace(self._tmp, self.path)
+        finally:
+            self._tmp.unlink(missing_ok=True)
+        return self.path
+
+    def abort(self) -> None:
+        try:
+            if self._out is not self._file:
+                self._out.close()
+            self._file.close()
+        finally:
+            self._tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> "RunWriter":
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def write_results(results, path: str | os.PathLike, *, tag: str = "sounding", remove_self_hits: bool = False,
+                  batch: int = 4096) -> Path:
+    """Write a search's `Results` as a TREC run, the bytes of `write_run(results.to_run(...), path, tag)`."""
+    rows = sorted_rows(results.qids)
+    rank = results.rank
+    if rank is None:  # byte order of the ids: trec_eval's tie order
+        ids = [d.encode("utf-8", "surrogatepass") for d in results.docids]
+        rank = np.empty(len(ids), np.int64)
+        rank[np.asarray(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)] = np.arange(len(ids))
+    with RunWriter(path, results.docids, rank, tag=tag) as w:
+        for a in range(0, len(rows), batch):
+            w.write(results.qids, results.docs, results.scores, results.counts, rows=rows[a : a + batch],
+                    remove_self_hits=remove_self_hits)
+    return Path(path)

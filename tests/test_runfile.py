@@ -1,0 +1,150 @@
+"""Run files written from arrays (runfile.RunWriter, Results.write_run, search_to_run, `sounding search`)
+are byte for byte those of write_run(results.to_run()), for every layout and option."""
+import gzip
+import math
+
+import numpy as np
+import pytest
+
+from sounding.cli import main
+from sounding.datasets import Document
+from sounding.errors import SoundingError
+from sounding.eval import read_run
+from sounding.eval.runfile import _digits9, _put_score, _value9, sorted_rows
+from sounding.eval.trec import write_run
+from sounding.index import build_index
+from sounding.search import Results, Searcher
+from sounding.search.stream import search_to_run
+
+WORDS = ["alpha", "beta", "gamma", "delta", "cell", "protein", "virus", "tumor", "gene", "the"]
+
+
+@pytest.fixture(scope="module")
+def tie_index(tmp_path_factory):
+    """Few words, short documents: many exactly tied scores. Some ids are non-ASCII, one equals a qid."""
+    rng = np.random.default_rng(7)
+    ids = [f"d{i:04d}" if i % 97 else f"dé{i}" for i in range(1200)]
+    ids[5] = "q3"
+    docs = [Document(d, " ".join(rng.choice(WORDS, 2)), " ".join(rng.choice(WORDS, int(rng.integers(1, 30)))), i + 1)
+            for i, d in enumerate(ids)]
+    path = tmp_path_factory.mktemp("runfile") / "ix"
+    build_index(docs, path)
+    queries = [(f"q{i}", " ".join(rng.choice(WORDS, int(rng.integers(1, 4))))) for i in range(60)]
+    queries.append(("q-empty", "zzz"))
+    return path, queries
+
+
+def _same_bytes(results, tmp_path, **kw):
+    write_run(results.to_run(remove_self_hits=kw.get("remove_self_hits", False)), tmp_path / "a.run",
+              tag=kw.get("tag", "sounding"))
+    results.write_run(tmp_path / "b.run", **kw)
+    a, b = (tmp_path / "a.run").read_bytes(), (tmp_path / "b.run").read_bytes()
+    assert a == b
+    return a
+
+
+@pytest.mark.parametrize("layout", ["flat", "multifield", "multifield-max", "bm25f"])
+def test_results_write_run_is_write_run_byte_for_byte(tie_index, tmp_path, layout):
+    path, queries = tie_index
+    s = Searcher(path)
+    for lucene in (False, True):
+        if lucene and layout == "bm25f":
+            continue
+        for ties in (False, True):
+            for threads in (1, 2):
+                res = s.search(queries, layout=layout, lucene_norms=lucene, anserini_ties=ties, threads=threads, k=1000)
+                for self_hits in (False, True):
+                    text = _same_bytes(res, tmp_path, remove_self_hits=self_hits, tag="t1")
+                    assert text.count(b"\n") == sum(len(h) for h in res.to_run(remove_self_hits=self_hits).values())
+                    if self_hits:
+                        assert b"\nq3 Q0 q3 " not in text
+
+
+def test_search_to_run_streams_the_same_bytes(tie_index, tmp_path):
+    path, queries = tie_index
+    s = Searcher(path)
+    for opts in ({}, {"anserini_ties": True, "lucene_norms": True}, {"layout": "bm25f", "threads": 2}):
+        whole = s.search(queries, k=50, **opts)
+        expected = whole.to_run(remove_self_hits=True)
+        write_run(expected, tmp_path / "a.run", tag="x")
+        for batch in (1, 7, 1000):
+            stats = search_to_run(s, queries[::-1], tmp_path / "b.run", tag="x", remove_self_hits=True, batch=batch,
+                                  k=50, **opts)
+            assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
+            assert stats.lines == sum(map(len, expected.values())) and stats.queries == len(queries)
+            assert sorted(stats.settings["empty_queries"]) == sorted(whole.settings["empty_queries"])
+            assert "q-empty" in stats.empty_queries
+        search_to_run(s, queries, tmp_path / "b.run.gz", tag="x", remove_self_hits=True, k=50, **opts)
+        assert gzip.decompress((tmp_path / "b.run.gz").read_bytes()) == (tmp_path / "a.run").read_bytes()
+        assert read_run(tmp_path / "b.run.gz") == read_run(tmp_path / "a.run")
+
+
+def test_cli_search_writes_the_same_run(tie_index, tmp_path):
+    path, queries = tie_index
+    qfile = tmp_path / "q.tsv"
+    qfile.write_text("".join(f"{q}\t{t}\n" for q, t in queries))
+    for extra in ([], ["--anserini-ties", "--lucene-norms", "--remove-self-hits"], ["--layout", "multifield", "--threads", "2"]):
+        run = tmp_path / "cli.run.gz"
+        assert main(["search", str(path), "-q", str(qfile), "--run", str(run), "--hits", "100", *extra]) == 0
+        res = Searcher(path).search(queries, k=100, layout=extra[1] if extra[:1] == ["--layout"] else "flat",
+                                    anserini_ties="--anserini-ties" in extra, lucene_norms="--lucene-norms" in extra)
+        write_run(res.to_run(remove_self_hits="--remove-self-hits" in extra), tmp_path / "a.run")
+        assert gzip.decompress(run.read_bytes()) == (tmp_path / "a.run").read_bytes()
+
+
+def _results(qids, hits, k=None):
+    """Results from {qid: [(docid, score)]}, ids numbered as given."""
+    docids = sorted({d for h in hits for d, _ in h})
+    num = {d: i for i, d in enumerate(docids)}
+    k = k or max(1, max(map(len, hits)))
+    docs = np.full((len(qids), k), -1, np.int64)
+    scores = np.zeros((len(qids), k), np.float64)
+    for r, h in enumerate(hits):
+        for j, (d, s) in enumerate(h):
+            docs[r, j], scores[r, j] = num[d], s
+    rank = np.arange(len(docids))  # sorted ids: byte order of ASCII ids
+    return Results(list(qids), docs, scores, np.array([len(h) for h in hits]), docids, rank=rank)
+
+
+def test_scores_order_and_repeated_qids(tmp_path):
+    # unsorted hits, scores equal once written (.9g), exact decimal ties, zero and negative scores,
+    # a qid twice (the last one counts, as in a dict), qids out of order
+    hits = [
+        [("a", 1.0000000001), ("b", 1.0000000004), ("c", 2.5), ("d", 0.0), ("e", -3e-7)],
+        [("a", 123456.0625), ("b", 1e22), ("c", 9.999999995e-5), ("d", 1e-30), ("e", -0.0)],
+        [("c", 1.0)],
+        [("a", 12.5), ("b", 12.5), ("c", 1e9 + 0.5)],
+    ]
+    res = _results(["z", "m", "z", "b"], hits)
+    _same_bytes(res, tmp_path)
+    _same_bytes(res, tmp_path, remove_self_hits=True)
+    assert list(sorted_rows(["z", "m", "z", "b"])) == [3, 1, 2]
+
+
+def test_bad_ids_and_scores_are_one_line_errors(tmp_path):
+    cases = [(["q"], [[("a b", 1.0)]], "whitespace"), (["q"], [[("a\xa0b", 1.0)]], "whitespace"),
+             (["q x"], [[("a", 1.0)]], "whitespace"), ([""], [[("a", 1.0)]], "empty"),
+             (["q"], [[("a", math.inf)]], "not finite"), (["q"], [[("a", math.nan)]], "not finite")]
+    for qids, hits, why in cases:
+        res = _results(qids, hits)
+        with pytest.raises(SoundingError, match=why):
+            write_run(res.to_run(), tmp_path / "a.run")
+        with pytest.raises(SoundingError, match=why):
+            res.write_run(tmp_path / "b.run")
+        assert not (tmp_path / "b.run").exists() and not list(tmp_path.glob(".*tmp"))
+    with pytest.raises(SoundingError, match="one word"):
+        _results(["q"], [[("a", 1.0)]]).write_run(tmp_path / "b.run", tag="two words")
+
+
+def test_nine_digit_formatting_equals_python():
+    rng = np.random.default_rng(0)
+    values = [*(rng.random(20000).astype(np.float32) * 40), *((1 + rng.random(2000)) * 10.0 ** rng.integers(-12, 20, 2000)),
+              *(np.float32(m) * np.float32(2.0**-k) for m in rng.integers(1, 2**24, 3000) for k in (4, 8, 12)),
+              123456.0625, 8388607.5, 1e-5, 99999999.95, 999999999.5, 1.0, 1e-4, 123456789012.0]
+    out, scratch = np.zeros(40, np.uint8), np.zeros(9, np.uint8)
+    for v in map(float, values):
+        n, e, ok = _digits9(v, 0)
+        assert ok
+        o = _put_score(out, 0, n, e, v < 0, False, False, scratch)
+        assert out[:o].tobytes().decode() == f"{v:.9g}"
+        assert _value9(n, e, v < 0) == float(f"{v:.9g}")
