@@ -333,7 +333,6 @@ def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsi
     return low, last, back
 
 
-_FORBIDDEN = 1 << 40  # the cost added to a token the emulated tokenizer would not have
 _JIT_AFTER = 5_000  # searches before the compiled form pays for its start-up (about a second)
 
 
@@ -352,7 +351,7 @@ class _Lattice:
     applies, the stretch it concerns is searched again here: MeCab's all-morphemes output (`-a`)
     gives the stretch's lattice, and the path is chosen with the penalties added (`score(text,
     tokens)` gives one per token, with `after_space_only` paid only by tokens that follow
-    whitespace, and which tokens to bar, or None). The search runs interpreted at first and compiled with numba once an analyzer
+    whitespace, and which tokens to leave out, or None). The search runs interpreted at first and compiled with numba once an analyzer
     has made enough of them to repay the compiler's start-up.
     """
 
@@ -375,12 +374,16 @@ class _Lattice:
         self._searches = 0
 
     def _lattice(self, text: str) -> tuple:
-        """The tokens of `text` in MeCab's order (by start) as columns start, end (past any
-        whitespace), left id, right id, word cost, penalty, follows whitespace, cost added to
-        forbidden tokens; and `text`'s length in bytes."""
+        """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
+        end (past any whitespace), left id, right id, word cost, penalty, follows whitespace,
+        index in MeCab's output; and `text`'s length in bytes."""
         # start end lid rid cost stat (1: unknown word), per token: parsed in C
         arcs = np.fromstring(self._parse_nums(text), dtype=np.int64, sep=" ").reshape(-1, 6)
         penalties, barred = self._score(text, arcs)
+        index = np.arange(len(arcs))
+        if barred is not None and barred.any():
+            keep = ~barred
+            arcs, penalties, index = arcs[keep], penalties[keep], index[keep]
         starts, ends = arcs[:, 0], arcs[:, 1].copy()
         n = len(text.encode("utf-8"))
         after_gap = np.zeros(len(arcs), dtype=bool)
@@ -397,8 +400,7 @@ class _Lattice:
                         end = gaps[end]
                     ends[i] = end
                 after_gap = np.isin(starts, list(gaps.values()))
-        wcosts = arcs[:, 4] + barred * _FORBIDDEN if barred is not None else arcs[:, 4]
-        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), wcosts, penalties, after_gap, n
+        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4], penalties, after_gap, index, n
 
     def cost(self, rid: int, lid: int) -> int:
         return self._costs[rid + self._lsize * lid] if lid >= 0 else 0
@@ -415,7 +417,7 @@ class _Lattice:
             if len(self._arcs) > 100_000:
                 self._arcs.clear()
             arcs = self._arcs[text] = self._lattice(text)
-        starts, ends, lids, rids, wcosts, penalties, after_gap, n = arcs
+        starts, ends, lids, rids, wcosts, penalties, after_gap, index, n = arcs
         if self._after_space_only:
             penalties = penalties * (after_gap | ((starts == 0) & after_space))
         costs = wcosts + penalties if penalised else wcosts
@@ -430,7 +432,7 @@ class _Lattice:
             return None
         path = []
         while last >= 0:
-            path.append(int(last))
+            path.append(int(index[last]))
             last = back[last]
         return int(low), path[::-1]
 
