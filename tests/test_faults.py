@@ -315,7 +315,7 @@ def test_kill_during_run_then_rerun_is_complete_and_clean(tmp_path):
     r = _sounding(*args)
     assert r.returncode == 0, r.stderr
     rows = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert len(rows) == 8 and all(r["metrics"]["nDCG@10"] >= 0 for r in rows)
+    assert len(rows) == 14 and all(r["metrics"]["nDCG@10"] >= 0 for r in rows)
     _no_temp_files(tmp_path / "out")
     clean = _sounding("run", ds, "--out", tmp_path / "clean", "--threads", "1")
     assert clean.returncode == 0

@@ -35,7 +35,8 @@ def test_run_grid_writes_rows_runs_and_reuses_them(tmp_path):
     data = make_beir(tmp_path / "toy")
     logs = []
     res = run_experiment([str(data)], tmp_path / "out", log=logs.append)
-    assert len(res.rows) == 8  # 4 layouts × 2 parameter sets
+    assert len(res.rows) == 14  # 4 layouts × 2 parameter sets, and Lucene's arithmetic beside 3 of the layouts
+    assert sum(r["lucene_norms"] for r in res.rows) == 6
     row = res.rows[0]
     assert {"dataset", "engine", "layout", "k1", "b", "metrics"} <= set(row)
     assert set(row["metrics"]) >= {"nDCG@10", "nDCG@10/raw", "R@100", "R@1000", "RR@100", "judged@10"}

@@ -162,14 +162,16 @@ def test_reference_row_is_the_same_run_file_with_or_without_user_systems(tmp_pat
     plain = sounding.run_experiment([str(TINY)], tmp_path / "a", layouts=["flat"], params=["anserini"], log=quiet)
     mixed = sounding.run_experiment([str(TINY)], tmp_path / "b", layouts=["flat", "bm25f"], params=["anserini"],
                                     retrievers=[TfIdf()], log=quiet)
-    assert [r["setting"] for r in mixed.rows] == [REF, "sounding.bm25.bm25f.anserini", "user.tfidf"]
+    assert [r["setting"] for r in mixed.rows] == [REF, f"{REF}.lucene-norms", "sounding.bm25.bm25f.anserini",
+                                                  "user.tfidf"]
     assert (tmp_path / "a" / plain.rows[0]["run_file"]).read_bytes() == \
         (tmp_path / "b" / mixed.rows[0]["run_file"]).read_bytes()
     assert plain.rows[0]["metrics"] == mixed.rows[0]["metrics"]
     # asked BM25 settings without the reference: the reference is added, first
     lucene = sounding.run_experiment([str(TINY)], tmp_path / "c", params=["lucene"], layouts=["flat"],
                                      retrievers={"t": TfIdf()}, log=quiet)
-    assert [r["setting"] for r in lucene.rows] == [REF, "sounding.bm25.flat.lucene", "user.t"]
+    assert [r["setting"] for r in lucene.rows] == [REF, "sounding.bm25.flat.lucene",
+                                                   "sounding.bm25.flat.lucene.lucene-norms", "user.t"]
 
 
 def test_bm25_retriever_returns_results_and_matches_the_builtin_row(tmp_path):

@@ -23,7 +23,9 @@ def run_cmd(
     params: str = typer.Option(None, help="BM25 parameter sets: anserini (0.9/0.4), lucene (1.2/0.75) "
                                "(default: anserini,lucene)"),
     engines: str = typer.Option(None, help="engines to compare: sounding,bm25s,tantivy,pisa,pyserini (default: sounding)"),
-    lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte norms, float arithmetic and Anserini's tie handling: Pyserini's runs, exactly"),
+    norms: str = typer.Option(None, "--norms", help="BM25 arithmetic: both (default: Lucene's rows, equal to "
+                              "Pyserini's published runs, beside exact real-valued lengths), exact or lucene"),
+    lucene_norms: bool = typer.Option(False, "--lucene-norms", help="the Lucene rows only (= --norms lucene): Lucene's one-byte norms, float arithmetic and Anserini's tie handling, Pyserini's runs exactly"),
     hits: int = typer.Option(None, help="hits per query (default 1000; Mr. TyDi 100)"),
     threads: int = typer.Option(None, help="search threads (default: all cores; results do not depend on it)"),
     data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),
@@ -51,7 +53,7 @@ def run_cmd(
 
     result = run_experiment(
         datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
-        lucene_norms=lucene_norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
+        lucene_norms=lucene_norms, norms=norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
         arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
         shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
         runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,

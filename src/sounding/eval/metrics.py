@@ -7,7 +7,7 @@ documents, and a rank is a count: (hits scored strictly higher) + (tied hits wit
 So per query: one np.sort of the scores, a searchsorted for the few judged documents (looked up in the
 run dict), and a string comparison only inside score ties.
 
-Semantics (trec_eval -c; ARCHITECTURE.md, "Exact definitions"):
+Semantics (trec_eval -c; docs/definitions.md):
 - rank order: score descending, ties by docid descending (trec_eval's strcmp; Python's str order is the
   same as strcmp over UTF-8 bytes);
 - relevant: grade > 0; nDCG gain = grade (grades <= 0 give 0), discount 1/log2(rank+1), ideal DCG from

@@ -16,7 +16,7 @@ where it stopped, and an unchanged rerun only re-reads rows and rewrites the rep
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import functools
 import json
 import os
 import platform
@@ -27,7 +27,12 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .. import __version__
 from ..datasets import Dataset, iter_corpus, load_dataset
+from .. import validate
 from ..errors import SoundingError
+from ..io import atomic_write_json as _write_json
+from ..io import digest as _digest
+from ..io import file_sha256 as _file_sha256
+from ..io import remove_stale, writer_lock
 from ..eval import crosscheck, evaluate, write_run
 from ..eval.metrics import unjudged_in_top
 from ..index import FORMAT_VERSION as INDEX_FORMAT
@@ -53,6 +58,18 @@ class ExperimentResult:
     seconds: float = 0.0
 
 
+def _one_writer(fn):
+    """One process writes an experiment folder at a time (a second fails at once, naming the first)."""
+    @functools.wraps(fn)
+    def locked(datasets, out, *args, **kwargs):
+        with writer_lock(Path(out), f"the experiment folder {out}"):
+            for pattern in ("**/.*.tmp-*", "**/.*.tmp"):  # what a killed run left half-written
+                remove_stale(Path(out), pattern)
+            return fn(datasets, out, *args, **kwargs)
+    return locked
+
+
+@_one_writer
 def run_experiment(
     datasets: list[str],
     out: str | Path,
@@ -61,6 +78,7 @@ def run_experiment(
     layouts: list[str] | None = None,
     params: list[str] | None = None,
     lucene_norms: bool = False,
+    norms: str | None = None,
     hits: int | None = None,
     threads: int | None = None,
     data_dir: str | Path | None = None,
@@ -73,6 +91,7 @@ def run_experiment(
     shards: int | None = None,
     retrievers: Mapping[str, Any] | Iterable[Any] | None = None,
     runs: Mapping[str, str | Path] | None = None,
+    unverified_data: bool = False,
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
@@ -91,7 +110,9 @@ def run_experiment(
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
     start = time.perf_counter()
-    bm25_asked = any(x is not None for x in (engines, arms, layouts, params)) or bool(variants) or lucene_norms
+    bm25_asked = any(x is not None for x in (engines, arms, layouts, params, norms)) or bool(variants) or lucene_norms
+    # BM25 rows in both arithmetics by default: Lucene's (equal to Pyserini's published figures) beside exact
+    norms = norms or ("lucene" if lucene_norms else "both")
     out = Path(out)
     _check_out_dir(out)
     if phase not in ("all", "index", "search"):
@@ -100,7 +121,7 @@ def run_experiment(
     arms = parse_list(arms or ["bm25"], ("bm25", *_known_arms()), "arm")
     variants = parse_list(variants or [], VARIANTS, "variant")
     settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
-                    lucene_norms, variants) if "bm25" in arms else []
+                    norms, variants) if "bm25" in arms else []
     if set(arms) - {"bm25"}:
         from .arms import arm_settings  # dense, hybrid, sparse, rerank (need the `dense` extra)
 
@@ -110,8 +131,11 @@ def run_experiment(
 
         settings = with_reference(settings, user_settings(retrievers, runs), bm25_asked)
     on_ray = _ray_grid(ray, shards, settings, log)
-    threads = threads or os.cpu_count() or 1
-    loaded = [load_dataset(d, data_dir=data_dir) for d in datasets]  # fail fast on any bad name/folder
+    if hits is not None:
+        validate.integer("hits", hits)
+    threads = validate.threads(threads) if threads else (os.cpu_count() or 1)
+    # fail fast on any bad name or folder, and on data that is not what the registry says it is
+    loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified_data) for d in datasets]
     for ds in loaded:
         if ds.corpus_path is None:
             raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
@@ -131,6 +155,9 @@ def run_experiment(
             if phase == "index":
                 continue
             _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray else Index(index_dir, verify=False).docids)
+            if hits and hits > (index_info.get("n_docs") or hits):
+                log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
+                    f"at most {index_info['n_docs']:,} per query")
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext():
                 for s in settings:
                     row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray)
@@ -196,6 +223,7 @@ def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> None:
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
                  on_ray=None) -> dict:
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
+    k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
     user_key = s.fingerprint(ds.name) if s.arm == "user" else ""  # None: a user system with no fingerprint
     key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
@@ -210,7 +238,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     log(f"{ds.name}: {s.name}")
     extra: dict = {}
     if s.arm == "bm25":
-        run, seconds = _search(ds, s, index_dir, k, threads, on_ray)
+        run, seconds = _search(ds, s, index_dir, k_docs, threads, on_ray)
     elif s.arm == "user":  # the user's own retriever or run file (harness/retrievers.py)
         from .retrievers import run_user
 
@@ -218,7 +246,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     else:
         from .arms import ArmContext, run_arm
 
-        ctx = ArmContext(out=out, k=k, threads=threads,
+        ctx = ArmContext(out=out, k=k_docs, threads=threads,
                          bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray)[0], log=log,
                          ray=on_ray)
         arm = run_arm(s, ds, ctx)
@@ -248,6 +276,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,
         "search_seconds": seconds, "qps": len(ds.queries) / seconds if seconds else None,
         "hits": k, "threads": threads,
+        "queries_without_hits": sum(1 for q in ds.queries if not run.get(q)),
+        **({"unverified_data": True} if not ds.verified else {}),
         "run_file": str(run_file.relative_to(out)), "per_query_file": str(pq_file.relative_to(out)),
         "published": _published(ds.name, s), "model": extra.pop("model", None),
         "pool": _pool_holes(ds.qrels, unjudged), **extra,
@@ -344,30 +374,6 @@ def _check_out_dir(out: Path) -> None:
             raise SoundingError(f"{out} holds results of another Sounding format (version {version}); "
                                 f"choose a new --out or delete the folder")
     out.mkdir(parents=True, exist_ok=True)
-
-
-def _write_json(path: Path, data) -> None:
-    """Write via a temp file and rename: an interrupted run never leaves half a JSON file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
-    os.replace(tmp, path)
-
-
-def _digest(*parts: str) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.encode("utf-8", "surrogatepass"))
-        h.update(b"\x00")
-    return h.hexdigest()
-
-
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 22):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _cpu_name() -> str:

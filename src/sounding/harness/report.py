@@ -248,8 +248,22 @@ def _summary_section(res: Results, meta: dict) -> Section:
     for f in (meta.get("gate") or {}).get("failures") or []:
         s.blocks.append(Para(f"gate failure: {f}", "fail"))
     s.blocks.extend(_crosscheck_paras(res))
+    s.blocks.extend(_input_paras(res))
     s.blocks.extend(Para(n, "note") for n in res.notes)
     return s
+
+
+def _input_paras(res: Results) -> list[Para]:
+    """Data the registry does not vouch for, and queries that got no hits: said once, up front."""
+    out = [Para(f"{d}: UNVERIFIED data — the dataset's counts differ from the registry's (run with "
+                f"--unverified-data), so none of its figures is comparable with the published ones.", "fail")
+           for d in res.datasets if any(r.get("unverified_data") for (rd, _), r in res.cell.items() if rd == d)]
+    for (d, setting), row in res.cell.items():
+        n = row.get("queries_without_hits")
+        if n:
+            out.append(Para(f"{d} {setting}: {n:,} of {row.get('n_queries', '?'):,} queries got no hits (for BM25: "
+                            f"no query term is in the index); they score 0.", "note"))
+    return out
 
 
 def _gate_para(gate) -> Para:

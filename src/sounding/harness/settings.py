@@ -56,25 +56,35 @@ def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[s
 
 DEFAULT_PROXIMITY = 0.05  # chosen by the sweep in docs/relevance.md (BM25F: every set at or above no-bonus)
 VARIANTS = ("proximity", "typos")
+# Arithmetic of Sounding's BM25 rows: "exact" (real-valued lengths, float64), "lucene" (Lucene's one-byte
+# norms and float arithmetic with Anserini's tie handling: Pyserini's runs), or "both", side by side.
+NORMS = ("both", "exact", "lucene")
 
 
-def grid(engines: list[str], layouts: list[str], params: list[str], lucene_norms: bool,
+def grid(engines: list[str], layouts: list[str], params: list[str], norms: str | bool = "exact",
          variants: list[str] = ()) -> list[Setting]:
-    """Sounding runs every layout × parameter set (plus each requested variant beside the plain
-    run); comparator engines run the flat layout only."""
+    """Sounding runs every layout × parameter set in the asked arithmetic(s) (plus each requested
+    variant beside the plain run); comparator engines run the flat layout only. BM25F has no Lucene
+    form, so it always runs in exact arithmetic."""
+    if isinstance(norms, bool):
+        norms = "lucene" if norms else "exact"
+    if norms not in NORMS:
+        raise SoundingError(f"unknown arithmetic {norms!r}; choose from: {', '.join(NORMS)}")
     out = []
     for engine in engines:
         for layout in layouts if engine == "sounding" else ["flat"]:
             if engine != "sounding" and "flat" not in layouts:
                 continue
+            lucene_ok = engine == "sounding" and layout != "bm25f"
+            kinds = {"exact": [False], "lucene": [True], "both": [False, True]}[norms] if lucene_ok else [False]
             for p in params:
-                norms = lucene_norms and engine == "sounding" and layout != "bm25f"
-                out.append(Setting(engine, "bm25", layout, p, norms))
-                if engine == "sounding" and "proximity" in variants:
-                    out.append(Setting(engine, "bm25", layout, p, norms, proximity=DEFAULT_PROXIMITY))
-                if engine == "sounding" and "typos" in variants:
-                    out.append(Setting(engine, "bm25", layout, p, norms, typos=True))
+                for lucene in kinds:
+                    out.append(Setting(engine, "bm25", layout, p, lucene))
+                    if engine == "sounding" and "proximity" in variants:
+                        out.append(Setting(engine, "bm25", layout, p, lucene, proximity=DEFAULT_PROXIMITY))
+                    if engine == "sounding" and "typos" in variants:
+                        out.append(Setting(engine, "bm25", layout, p, lucene, typos=True))
     return out
 
 
-__all__ = ["DEFAULT_PROXIMITY", "VARIANTS", "Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]
+__all__ = ["DEFAULT_PROXIMITY", "NORMS", "VARIANTS", "Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]
