@@ -236,7 +236,7 @@ def _finnish() -> TokenChain:
         t = java_lower(tok)
         if t in stop:
             return ""
-        return lucene(t) if hvn(t) else fast(t)
+        return lucene(t) if "h" in t and hvn(t) else fast(t)
 
     return TokenChain("finnish", standard_tokenize, term)
 
@@ -851,8 +851,23 @@ def _korean() -> KoreanAnalyzer:
 
 # ---------------------------------------------------------------------------------------------
 # Thai: ThaiTokenizer (dictionary word break) with ICU
-_NOT_THAI = re.compile("[^\u0e00-\u0e7f\\s?]")  # a quick first test for _THAI_MIXED
-_THAI_MIXED = re.compile("[\u0e00-\u0e7f](?:[^\\W\u0e00-\u0e7f]|\\.)|(?:[^\\W\u0e00-\u0e7f]|\\.)[\u0e00-\u0e7f]")
+_NOT_THAI = re.compile("[^\u0e00-\u0e7f\\s?]")  # a quick first test for _thai_meets_other
+_OTHER_RUN = re.compile("[^\\W\u0e00-\u0e7f]+|\\.")  # letters or digits not Thai, or a full stop
+
+
+def _thai_meets_other(text: str) -> list[int]:
+    """The offsets i where text[i] and text[i + 1] are a Thai character and another letter, digit
+    or full stop, in either order (ascending)."""
+    out = []
+    for m in _OTHER_RUN.finditer(text):
+        a, b = m.span()
+        if a and "\u0e00" <= text[a - 1] <= "\u0e7f":
+            out.append(a - 1)
+        if b < len(text) and "\u0e00" <= text[b] <= "\u0e7f":
+            out.append(b - 1)
+    return out
+
+
 _THAI_RUN = re.compile("[\u0e00-\u0e7f]+|[^\u0e00-\u0e7f.]+(?:\\.[^\u0e00-\u0e7f.]+)*|\\.")
 
 
@@ -879,24 +894,28 @@ class ThaiAnalyzer:
         bi = self._breaker
         bi.setText(text)
         out, start = [], 0
-        if not (_NOT_THAI.search(text) and _THAI_MIXED.search(text)):
+        # The JDK's iterator hands Thai runs to its dictionary and everything else to its word
+        # rules, so it also breaks where Thai meets other letters or digits (ช่องCCTVมี →
+        # ช่อง CCTV มี) and at a full stop next to Thai (พ.ศ. → พ ศ); ICU joins both. Where
+        # such a pair of characters falls inside one of ICU's segments, the segment is split.
+        mixed = _thai_meets_other(text) if _NOT_THAI.search(text) else None
+        if not mixed:
             for end in bi:
                 c = text[start]
                 if c.isalpha() or c.isdecimal():  # Character.isLetterOrDigit
                     out.append(text[start:end])
                 start = end
             return out
+        mixed.append(len(text))
+        j = 0
         for end in bi:
-            piece = text[start:end]
+            while mixed[j] < start:
+                j += 1
+            if mixed[j] + 2 <= end:
+                out.extend(p for p in _THAI_RUN.findall(text[start:end]) if p[0].isalpha() or p[0].isdecimal())
+            elif text[start].isalpha() or text[start].isdecimal():
+                out.append(text[start:end])
             start = end
-            # The JDK's iterator hands Thai runs to its dictionary and everything else to its word
-            # rules, so it also breaks where Thai meets other letters or digits (ช่องCCTVมี →
-            # ช่อง CCTV มี) and at a full stop next to Thai (พ.ศ. → พ ศ); ICU joins both.
-            pieces = _THAI_RUN.findall(piece) if _THAI_MIXED.search(piece) else (piece,)
-            for p in pieces:
-                c = p[0]
-                if c.isalpha() or c.isdecimal():  # Character.isLetterOrDigit
-                    out.append(p)
         return out
 
     def __call__(self, text: str) -> list[str]:
