@@ -6,7 +6,7 @@ import pytest
 
 from sounding.errors import SoundingError
 from sounding.eval import parse_measure
-from sounding.harness.baselines import all_baselines, baseline_for_row, conditions, published
+from sounding.experiment.baselines import all_baselines, baseline_for_row, conditions, published
 
 BASELINES_MD = Path(__file__).resolve().parents[1] / "docs" / "baselines.md"
 

@@ -380,7 +380,7 @@ def test_unknown_hub_name_fails_offline_with_a_clear_error():
 
 # -- harness arms -----------------------------------------------------------------------------------
 def test_arm_settings_defaults_and_model_routing():
-    from sounding.harness.arms import ARMS, arm_settings
+    from sounding.experiment.arms import ARMS, arm_settings
 
     assert set(ARMS) == {"dense", "hybrid", "sparse", "rerank"}
     names = [s.name for s in arm_settings(["dense", "hybrid", "sparse", "rerank"], [])]
@@ -410,7 +410,7 @@ def write_beir(folder: Path, docs, queries, qrels):
 
 
 def test_harness_dense_and_hybrid_arms_end_to_end(tmp_path, minilm):
-    from sounding.harness import run_experiment
+    from sounding.experiment import run_experiment
 
     docs = tiny_docs(24)
     queries = {"q1": "capital city of france", "q2": "protein intake for adults", "q3": "volcanic eruptions"}
@@ -430,7 +430,7 @@ def test_harness_dense_and_hybrid_arms_end_to_end(tmp_path, minilm):
     assert rr["reranker"] == "bi-encoder" and rr["new_pairs"] > 0 and rr["cached_pairs"] == 0
     assert "no trained cross-encoder" in rr["model"]["provenance"]
     # a fresh process state with a new results key still finds the vectors: nothing is re-encoded
-    from sounding.harness import arms
+    from sounding.experiment import arms
 
     arms._DENSE_MEMO.clear()
     for f in (out / "rows").rglob("*.json"):

@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from sounding.cli import main
-from sounding.harness import gate_failures, run_experiment
+from sounding.experiment import gate_failures, run_experiment
 
 
 def make_beir(root, *, qrels=True, judged_in_corpus=True):

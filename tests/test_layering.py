@@ -1,4 +1,4 @@
-"""The package's imports point one way: cli → harness → scale → retrieval → index → analysis/datasets/eval →
+"""The package's imports point one way: cli → experiment/report → scale → retrieval → index → analysis/datasets/eval →
 errors/types/io. Read from the source (every import statement, function-level ones included), not by
 importing, so an optional dependency cannot hide an edge."""
 import ast
@@ -12,7 +12,7 @@ LAYERS = {  # a module may import its own layer (without cycles) and the layers 
     2: {"index"},
     3: {"search", "dense", "sparse", "fusion", "rerank", "engines", "pipeline"},
     4: {"scale"},
-    5: {"harness"},
+    5: {"experiment", "report"},
     6: {"cli", "__main__"},
 }
 LAYER = {pkg: n for n, pkgs in LAYERS.items() for pkg in pkgs}

@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 from sounding.errors import SoundingError
 from sounding.eval import evaluate, parse_measure, per_query_arrays
 from sounding.eval.metrics import unjudged_in_top
-from sounding.harness import run_experiment
-from sounding.harness.report import html_report, markdown_report
+from sounding.experiment import run_experiment
+from sounding.report import html_report, markdown_report
 
 CUTS = (1, 2, 3, 5, 10)
 DOCS = ["a", "b", "c", "d", "e", "f", "g", "9", "10", "100", "x1", "x2", "y", "q1", "q2"]

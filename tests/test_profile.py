@@ -6,7 +6,7 @@ import pytest
 
 import sounding.cli.regress_cmds  # noqa: F401  (registers `profile` until cli/__init__ imports it)
 from sounding.cli import main
-from sounding.harness.profile import SHAPE_FEATURES, beir_profiles, distance, nearest, profile_dataset
+from sounding.experiment.profile import SHAPE_FEATURES, beir_profiles, distance, nearest, profile_dataset
 
 BEIR_18 = {"trec-covid", "nfcorpus", "bioasq", "nq", "hotpotqa", "fiqa", "signal1m", "trec-news", "robust04",
            "arguana", "webis-touche2020", "cqadupstack", "quora", "dbpedia-entity", "scidocs", "fever",

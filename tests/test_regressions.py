@@ -9,8 +9,8 @@ from sounding.cli import regress_cmds
 from sounding.cli import main
 from sounding.cli.app import app
 from sounding.errors import DataError, SoundingError
-from sounding.harness import regressions as R
-from sounding.harness.baselines import published
+from sounding.experiment import regressions as R
+from sounding.experiment.baselines import published
 
 REPO = Path(__file__).resolve().parents[1]
 REG_DIR = REPO / "regressions"

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from sounding.errors import SoundingError
-from sounding.harness.report import Results, load_out, markdown_report, write_reports
+from sounding.report import Results, load_out, markdown_report, write_reports
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

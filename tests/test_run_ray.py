@@ -19,7 +19,7 @@ from sounding.datasets import Document
 from sounding.dense.encoders import Encoder
 from sounding.errors import SoundingError
 from sounding.eval import write_run
-from sounding.harness import run_experiment
+from sounding.experiment import run_experiment
 from sounding.index import build_index
 from sounding.scale import ShardedSearcher, build_shards
 from sounding.search import Searcher
@@ -196,7 +196,7 @@ def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path,
     Ray then finds those vectors."""
     pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
     import sounding.sparse
-    from sounding.harness import arms
+    from sounding.experiment import arms
 
     monkeypatch.setattr(arms, "_encoder", lambda model, ctx: TrigramEncoder())
     monkeypatch.setattr(sounding.sparse, "SparseModel", TrigramSparse)

@@ -32,13 +32,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "read_qrels": ("sounding.eval", "read_qrels"),
     "compare": ("sounding.eval.significance", "compare"),
     "Comparison": ("sounding.eval.significance", "Comparison"),
-    "run_experiment": ("sounding.harness.experiment", "run_experiment"),
-    "ExperimentResult": ("sounding.harness.experiment", "ExperimentResult"),
-    "write_report": ("sounding.harness.report", "write_reports"),
-    "Retriever": ("sounding.harness.retrievers", "Retriever"),
-    "RunFileRetriever": ("sounding.harness.retrievers", "RunFileRetriever"),
-    "load_retriever": ("sounding.harness.retrievers", "load_retriever"),
-    "register_retriever": ("sounding.harness.retrievers", "register_retriever"),
+    "run_experiment": ("sounding.experiment.runner", "run_experiment"),
+    "ExperimentResult": ("sounding.experiment.runner", "ExperimentResult"),
+    "write_report": ("sounding.report", "write_reports"),
+    "Retriever": ("sounding.experiment.retrievers", "Retriever"),
+    "RunFileRetriever": ("sounding.experiment.retrievers", "RunFileRetriever"),
+    "load_retriever": ("sounding.experiment.retrievers", "load_retriever"),
+    "register_retriever": ("sounding.experiment.retrievers", "register_retriever"),
 }
 
 __all__ = [
@@ -48,7 +48,7 @@ __all__ = [
     "build_index", "Searcher", "Results",
     # evaluation
     "evaluate", "read_run", "write_run", "read_qrels", "compare", "Comparison",
-    # harness
+    # experiments and reports
     "run_experiment", "ExperimentResult", "write_report",
     # your own systems
     "Retriever", "RunFileRetriever", "load_retriever", "register_retriever",

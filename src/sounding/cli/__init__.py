@@ -6,7 +6,7 @@ the console entry point.
 import sys
 
 from .app import app, main
-from . import data_cmds, dense_cmds, engine_cmds, eval_cmds, harness_cmds, regress_cmds, scale_cmds  # noqa: F401  (register commands)
+from . import data_cmds, dense_cmds, engine_cmds, eval_cmds, experiment_cmds, regress_cmds, scale_cmds  # noqa: F401  (register commands)
 
 __all__ = ["app", "main"]
 

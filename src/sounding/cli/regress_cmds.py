@@ -39,7 +39,7 @@ def regress_cmd(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the output of each `sounding run`."),
 ) -> None:
     """Run regressions/*.yaml: each runs a `sounding run` command and compares metrics with published figures."""
-    from ..harness import regressions as R
+    from ..experiment import regressions as R
 
     console = _console()
     regs = R.filter_regressions(R.load_regressions(folder), only)
@@ -94,7 +94,7 @@ def profile_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:
     """Shape of a dataset (sizes, lengths, judgements, judged@10, vocabulary overlap) and the BEIR sets most like it."""
-    from ..harness.profile import ALL_FEATURES, SHAPE_FEATURES, beir_profiles, nearest, profile_dataset
+    from ..experiment.profile import ALL_FEATURES, SHAPE_FEATURES, beir_profiles, nearest, profile_dataset
 
     prof = profile_dataset(dataset, data_dir=data_dir, bm25=not no_bm25)
     stored = beir_profiles()

@@ -49,7 +49,7 @@ def run_cmd(
                                   "{dataset} in PATH is the dataset name) as row user.NAME (repeatable)"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
-    from ..harness import run_experiment
+    from ..experiment import run_experiment
 
     result = run_experiment(
         datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
@@ -71,7 +71,7 @@ def run_cmd(
             console.print(f"[yellow]warning:[/yellow] {r['dataset']} {r['setting']}: {r['queries_without_hits']:,} of "
                           f"{r['n_queries']:,} queries got no hits")
     try:
-        from ..harness.report import write_reports
+        from ..report import write_reports
     except ImportError:
         write_reports = None
     if write_reports:

@@ -27,7 +27,7 @@ language, then the mean over the languages present, labelled with their codes, b
 * the Mr. TyDi paper's BM25 (default) row (`mrtydi-readme-bm25-default`, docs/baselines.md 2a: README
   @ 0ca1c66, which keeps paper Table 2's BM25 rows).
 
-Both come from `sounding.harness.baselines` when it is installed, else from the copy below (a test
+Both come from `sounding.experiment.baselines` when it is installed, else from the copy below (a test
 checks that the two agree). Korean and Telugu differ between the two sources: Anserini moved ko from
 CJKAnalyzer (bigrams; 0.2848, the paper's 0.285) to Nori's KoreanAnalyzer in 2026 (0.3040), and the
 paper-era te run had no Telugu analyzer (0.343 vs 0.5283 now). A row whose analyzer is `korean-cjk`

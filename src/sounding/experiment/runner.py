@@ -99,13 +99,13 @@ def run_experiment(
 
     `ray`: "local", "auto" or a cluster address: BM25 indexes are built as `shards` shards (default:
     the cluster's CPUs, at least 2) by Ray tasks and searched by shard actors, and the dense and
-    sparse arms' corpora are encoded by Ray Data jobs, with the same run files (harness/on_ray.py
+    sparse arms' corpora are encoded by Ray Data jobs, with the same run files (experiment/on_ray.py
     says what runs where and what is refused).
 
     `retrievers` ({name: Retriever, import path or registered name}) and `runs` ({name: run file path,
     `{dataset}` filled per dataset}) add the user's own systems as rows `user.<name>`, scored like every
     arm and tested against the BM25 reference row (flat, Anserini 0.9/0.4), which runs alone when no
-    BM25 setting was asked for (harness/retrievers.py).
+    BM25 setting was asked for (experiment/retrievers.py).
     """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
@@ -239,7 +239,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     extra: dict = {}
     if s.arm == "bm25":
         run, seconds = _search(ds, s, index_dir, k_docs, threads, on_ray)
-    elif s.arm == "user":  # the user's own retriever or run file (harness/retrievers.py)
+    elif s.arm == "user":  # the user's own retriever or run file (experiment/retrievers.py)
         from .retrievers import run_user
 
         run, seconds, extra = run_user(s, ds, k, log)

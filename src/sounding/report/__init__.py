@@ -1,6 +1,6 @@
 """Run reports: one Markdown file and one self-contained HTML page from the files `sounding run` wrote.
 
-    from sounding.harness.report import write_reports
+    from sounding.report import write_reports
     md_path, html_path = write_reports(Path("sounding-out"))     # OUT/report.md, OUT/report.html
 
 Everything here is a pure function of OUT/results.json, OUT/run.json and OUT/per_query/..., so a report can
