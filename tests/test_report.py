@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from sounding.errors import SoundingError
-from sounding.report import Results, load_out, markdown_report, write_reports
+from sounding.report import Results, html_report, load_out, markdown_report, write_reports
 
 REPO = Path(__file__).resolve().parents[1]
+FIXTURE = REPO / "tests" / "fixtures" / "report"  # pages rendered by an earlier version
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 FLAT_A = "sounding.bm25.flat.anserini"
@@ -88,6 +89,53 @@ def make_out(out: Path) -> list[dict]:
         "machine": {"cpu": "test cpu", "cores": 2, "python": "3.11.7"}, "datasets": list(QUERIES),
         "gate": {"passed": False, "failures": ["scifact sounding.bm25.flat.lucene: nDCG@10 below published"]},
     }))
+    return rows
+
+
+USER_TFIDF, USER_RUN = "user.tfidf", "user.run"
+
+
+def make_full_out(out: Path) -> list[dict]:
+    """make_out plus every section's optional material: judged-only scores and pool holes, two systems of the
+    user (one with a paired test and published figures beside it, one without a reference), a model, an
+    unverified dataset, queries without hits, a failed cross-check, and text that needs escaping."""
+    rows = make_out(out)
+    rng = np.random.default_rng(11)
+    for r in rows:
+        if r["dataset"] == "scifact":
+            r["metrics"]["nDCG'@10"] = round(r["metrics"]["nDCG@10"] + 0.03, 6)
+            r["metrics"]["bpref"] = round(float(rng.uniform(0.5, 0.9)), 6)
+            r["pool"] = {"k": 10, "queries_with_unjudged": 12, "most_unjudged": [["q3", 7], ["q11", 5]],
+                         "judged_nonrelevant": 0}
+        if r["dataset"] == "arguana" and r["setting"] == FLAT_L:
+            r["unverified_data"] = True
+            r["queries_without_hits"] = 2
+            r["crosscheck"] = {"ok": False, "max_diff": 0.0003}
+    rows[0]["published"]["source"] = "Pyserini 2CR <beir.yaml> & \"quoted\" notes"
+    rows[1]["model"] = {"name": "tiny <encoder>", "provenance": "trained on MS MARCO & friends"}
+    for dataset, setting, kind, source, mean in (("scifact", USER_TFIDF, "retriever", "pkg.mod:TfIdf", 0.61),
+                                                  ("scifact", USER_RUN, "run", "runs/a|b <x>.trec", 0.70),
+                                                  ("arguana", USER_TFIDF, "retriever", "pkg.mod:TfIdf", 0.35)):
+        n = QUERIES[dataset]
+        qids = [f"q{j}" for j in range(n)]
+        ndcg = per_query_with_mean(rng, n, mean)
+        pq_file = f"per_query/{dataset}/{setting}.json"
+        (out / pq_file).write_text(json.dumps({"nDCG@10": dict(zip(qids, ndcg))}))
+        row = {"dataset": dataset, "engine": "sounding", "arm": "user", "kind": kind, "source": source,
+               "setting": setting, "metrics": {"nDCG@10": mean, "judged@10": 0.41, "R@100": 0.77},
+               "n_queries": n, "per_query_file": pq_file, "vs_bm25": None, "published_beside": []}
+        if dataset == "scifact":
+            row["metrics"].update({"nDCG'@10": mean + 0.05, "bpref": 0.8})
+            row["pool"] = {"k": 10, "queries_with_unjudged": 20, "most_unjudged": [["q1", 9]],
+                           "judged_nonrelevant": 0}
+            row["vs_bm25"] = {"reference": FLAT_A, "n": n, "diff": mean - 0.6789, "ci_low": -0.08,
+                              "ci_high": 0.05, "t_pvalue": 0.2 if kind == "run" else 0.00004,
+                              "rand_pvalue": 0.21 if kind == "run" else 0.00002, "wins": 10, "ties": 5,
+                              "losses": 15}
+            row["published_beside"] = [{"condition": "splade", "title": "SPLADE <v2>", "nDCG@10": 0.699},
+                                       {"condition": "bm25-flat", "title": "BM25 flat", "nDCG@10": 0.679}]
+        rows.append(row)
+    (out / "results.json").write_text(json.dumps(rows, indent=1))
     return rows
 
 
@@ -246,6 +294,61 @@ def test_gate_charts_and_operational(report):
     qps = cells.find(kind="op", measure="qps", dataset="scifact", setting=FLAT_A)[0]
     assert float(qps["data-value"]) == pytest.approx(30 / 0.08) and qps["text"] == "375"
     assert cells.find(kind="op", measure="index_bytes", setting=BM25S, dataset="scifact")[0]["text"] == "—"
+
+
+# -- the rendering against reference output ---------------------------------------------------------
+class Visible(HTMLParser):
+    """What a reader and a tool get from a page, markup aside: its text in order (whitespace collapsed,
+    the style sheet left out), every data-* attribute set and every tooltip and chart label."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.text: list[str] = []
+        self.data: list[dict[str, str]] = []
+        self.labels: list[str] = []
+        self._style = False
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self._style = tag == "style"
+        if any(k.startswith("data-") for k in attrs):
+            self.data.append({k: v for k, v in attrs.items() if k.startswith("data-")})
+        self.labels += [attrs[k] for k in ("title", "aria-label") if k in attrs]
+
+    def handle_endtag(self, tag):
+        self._style = False
+
+    def handle_data(self, data):
+        text = " ".join(data.split())
+        if text and not self._style:
+            self.text.append(text)
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    out = tmp_path_factory.mktemp("full")
+    make_full_out(out)
+    rows, meta, per_query = load_out(out)
+    return {"md": markdown_report(rows, meta, per_query), "html": html_report(rows, meta, per_query)}
+
+
+def test_markdown_equals_the_reference_byte_for_byte(full):
+    assert full["md"] == (FIXTURE / "report.md").read_text(encoding="utf-8")
+
+
+def test_html_shows_the_reference_text_and_values(full):
+    ours, reference = Visible(full["html"]), Visible((FIXTURE / "report.html").read_text(encoding="utf-8"))
+    assert ours.text == reference.text
+    assert ours.data == reference.data and len(ours.data) > 400
+    assert ours.labels == reference.labels
+
+
+def test_html_escapes_the_rows_text(full):
+    page = full["html"]
+    assert "<beir.yaml>" not in page and "&lt;beir.yaml&gt; &amp;" in page
+    assert "tiny <encoder>" not in page and "SPLADE <v2>" not in page
+    assert 'runs/a|b &lt;x&gt;.trec' in page
 
 
 # -- robustness ----------------------------------------------------------------------------------------
