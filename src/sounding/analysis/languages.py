@@ -543,9 +543,7 @@ class JapaneseAnalyzer:
         except ImportError:
             raise _missing("japanese", "fugashi and ipadic") from None
 
-        self._parse = fugashi.GenericTagger(ipadic.MECAB_ARGS).parse  # surface TAB features
-        fmt = f' -F "{_NODE}" -U "{_NODE}"'
-        self._parse_ids = fugashi.GenericTagger(ipadic.MECAB_ARGS + fmt).parse  # the same, with ids and costs
+        self._parse = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_NODE}" -U "{_NODE}"').parse
         self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _kuromoji_score, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
@@ -583,14 +581,14 @@ class JapaneseAnalyzer:
         if again is _RELATTICE:
             return self._kuromoji_lattice(text)
         if again is _DECOMPOUND:
-            return self._search_mode(self._parse_ids(text).split("\n"))
+            return self._search_mode(lines)
         return out
 
     def _line_terms(self, line: str) -> tuple[str, ...]:
         surface, sep, rest = line.partition("\t")
         if not sep:
             return ()
-        f = rest.split(",")
+        f = rest.partition("\t")[2].split(",")
         if len(f) == 7:  # IPADIC unknown words have 7 features
             if any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
                 return _REPARSE
@@ -608,7 +606,7 @@ class JapaneseAnalyzer:
         text = text.strip()
         found = self._lattice.best(text, 0, 0, penalised=False)
         if found is None:
-            return self._search_mode(self._parse_ids(text).split("\n"))
+            return self._search_mode(self._parse(text).split("\n"))
         return self._search_mode(self._lattice.lines(text, found[1]))
 
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
@@ -664,11 +662,10 @@ class JapaneseAnalyzer:
                 next_lid = lid
         cache, out = self._cache, []
         for line in reversed(out_lines):
-            surface, _, rest = line.partition("\t")
-            features = rest.partition("\t")[2]
-            terms = cache.get(f"{surface}\t{features}")
-            if terms is None or terms is _DECOMPOUND or terms is _REPARSE:
-                terms = self._terms(surface, features.split(","))
+            terms = cache.get(line)
+            if terms is None or terms is _DECOMPOUND or terms is _REPARSE or terms is _RELATTICE:
+                surface, _, rest = line.partition("\t")
+                terms = self._terms(surface, rest.partition("\t")[2].split(","))
             out.extend(terms)
         return out
 
