@@ -36,8 +36,10 @@ def test_mrtydi_topics_match_lucene(shared_data, key):
     name, _, kind, lang = mrtydi.LANGUAGES[key]
     if not mrtydi.topics_present(shared_data, lang):
         pytest.skip(f"Mr. TyDi {lang} topics not in {shared_data}")
-    pytest.importorskip("fugashi") if key in ("ja", "ko-nori") else None
-    pytest.importorskip("icu") if key == "th" else None
+    if key in ("ja", "ko-nori"):
+        pytest.importorskip("fugashi")
+    if key == "th":
+        pytest.importorskip("icu")
     classpath = _classpath(kind)
     topics, differing = mrtydi.compare(key, classpath, shared_data, None)
     share = 1 - len(differing) / len(topics)
