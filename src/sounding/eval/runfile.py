@@ -28,6 +28,7 @@ from numba import njit
 from ..errors import SoundingError
 from .trec import GZIP_LEVEL
 
+_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()  # "00".."99"
 _POW10 = np.array([10.0**i for i in range(23)])  # exact doubles
 _LINE_EXTRA = 48  # bytes of a line beyond qid, docid and tag: " Q0 ", rank (<= 20), score (<= 15), spaces, newline
 
@@ -107,9 +108,12 @@ def _put_score(out, o, big, e, neg, zero, negzero, d):
         out[o] = 48
         return o + 1
     t = big
-    for i in range(8, -1, -1):
-        d[i] = 48 + t % 10
-        t //= 10
+    for i in range(7, -1, -2):  # two digits at a time
+        two = t % 100
+        t //= 100
+        d[i + 1] = _PAIRS[2 * two + 1]
+        d[i] = _PAIRS[2 * two]
+    d[0] = 48 + t
     last = 8  # last significant digit kept (trailing zeros dropped)
     while last > 0 and d[last] == 48:
         last -= 1
@@ -176,16 +180,21 @@ def _put(out, o, src, a, z):
 
 
 @njit(cache=True, nogil=True)
-def format_queries(rows, qblob, qptr, docs, scores, counts, dblob, dstarts, rank, tag, remove_self_hits, size):
-    """TREC lines of queries `rows` (in that order) into one byte array of at most `size` bytes.
+def format_queries(rows, qblob, qptr, docs, scores, counts, dblob, dstarts, rank, tag, remove_self_hits, out):
+    """TREC lines of queries `rows` (in that order) into `out` (large enough; reused between calls).
 
     qid i is qblob[qptr[i]:qptr[i+1]]; document d's id is dblob[dstarts[d]:dstarts[d+1]-1] (docids.txt's
     lines). Returns (bytes, end offset of each query's text, status of each query: OK, FALLBACK for
     Python to format, BAD_ID for an empty id or one holding whitespace, which Python reports; the number
     of lines written).
     """
-    out = np.empty(size, np.uint8)
     digits = np.empty(9, np.uint8)
+    pre = np.empty(qptr[-1] - qptr[0] + 8 if qptr.size else 8, np.uint8)
+    rdig = np.empty(24, np.uint8)
+    suf = np.empty(tag.size + 2, np.uint8)
+    suf[0] = 32
+    suf[1 : tag.size + 1] = tag
+    suf[tag.size + 1] = 10
     guess = 0
     lines = 0
     ends = np.zeros(rows.size, np.int64)
@@ -269,24 +278,49 @@ def format_queries(rows, qblob, qptr, docs, scores, counts, dblob, dstarts, rank
             for j in range(n):
                 neg_val[j] = -val[by_rank[j]]
             order = by_rank[np.argsort(neg_val, kind="mergesort")]
+        p = 0
+        for t in range(qa, qz):
+            pre[p] = qblob[t]
+            p += 1
+        pre[p] = 32
+        pre[p + 1] = 81
+        pre[p + 2] = 48
+        pre[p + 3] = 32
+        p += 4
+        rlen = 1
+        rdig[0] = 49
         for j in range(n):
             h = order[j]
             d = docs[r, keep[h]]
-            o = _put(out, o, qblob, qa, qz)
+            for t in range(p):
+                out[o + t] = pre[t]
+            o += p
+            da, dz = np.int64(dstarts[d]), np.int64(dstarts[d + 1]) - 1
+            for t in range(dz - da):
+                out[o + t] = dblob[da + t]
+            o += dz - da
             out[o] = 32
-            out[o + 1] = 81
-            out[o + 2] = 48
-            out[o + 3] = 32
-            o += 4
-            o = _put(out, o, dblob, np.int64(dstarts[d]), np.int64(dstarts[d + 1]) - 1)
-            out[o] = 32
-            o = _put_int(out, o + 1, j + 1)
+            o += 1
+            for t in range(rlen):
+                out[o + t] = rdig[t]
+            o += rlen
             out[o] = 32
             o = _put_score(out, o + 1, big[h], exp[h], neg[h], zero[h], negz[h], digits)
-            out[o] = 32
-            o = _put(out, o + 1, tag, 0, tag.size)
-            out[o] = 10
-            o += 1
+            for t in range(suf.size):
+                out[o + t] = suf[t]
+            o += suf.size
+            # rank + 1 in decimal
+            t = rlen - 1
+            while t >= 0 and rdig[t] == 57:
+                rdig[t] = 48
+                t -= 1
+            if t >= 0:
+                rdig[t] += 1
+            else:
+                for u in range(rlen, 0, -1):
+                    rdig[u] = rdig[u - 1]
+                rdig[0] = 49
+                rlen += 1
         lines += n
         ends[i] = o
     return out, ends, status, lines
@@ -334,6 +368,7 @@ class RunWriter:
         self._tag = np.frombuffer(tag.encode("utf-8"), np.uint8)
         self.lines = 0
         self.bytes = 0
+        self._out_buf = np.empty(1, np.uint8)
         self._last_qid: str | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
@@ -370,7 +405,7 @@ class RunWriter:
         docs = np.ascontiguousarray(docs)
         scores = np.ascontiguousarray(scores)
         out, ends, status, lines = format_queries(rows, qblob, qptr, docs, scores, counts, self.table.blob, self.table.starts,
-                                           self.rank, self._tag, bool(remove_self_hits), max(size, 1))
+                                           self.rank, self._tag, bool(remove_self_hits), self._buffer(size))
         if not status.any():
             self._emit(memoryview(out)[: ends[-1]], lines)
             return
@@ -381,6 +416,12 @@ class RunWriter:
             else:
                 self._emit(self._python_query(shown[i], rows[i], docs, scores, counts, remove_self_hits), None)
             start = ends[i]
+
+    def _buffer(self, size: int) -> np.ndarray:
+        """The output buffer, kept between batches (its pages are touched once), grown when needed."""
+        if self._out_buf.size < size:
+            self._out_buf = np.empty(max(size, 2 * self._out_buf.size), np.uint8)
+        return self._out_buf
 
     def _python_query(self, qid, r, docs, scores, counts, remove_self_hits) -> bytes:
         from .trec import format_query

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -27,7 +28,7 @@ class RunStats:
     bytes: int = 0
     search_seconds: float = 0.0  # the kernels' time (`Results.seconds`, summed)
     setup_seconds: float = 0.0  # BM25 setting and kernel compile / cache load, before the first batch
-    write_seconds: float = 0.0  # formatting and writing the run (compression included)
+    write_seconds: float = 0.0  # formatting and writing the run (compression included), in a thread beside the search
     seconds: float = 0.0  # the whole call
     empty_queries: list[str] = field(default_factory=list)
     settings: dict = field(default_factory=dict)
@@ -55,7 +56,16 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     ix = searcher.index
     if not order:  # nothing to search: the options are still checked
         stats.settings = dict(searcher.search([], **options).settings)
-    with RunWriter(path, DocIdTable(ix.docids), searcher._rank, tag=tag, gz=gz) as writer:
+    def write(res) -> None:
+        t = time.perf_counter()
+        writer.write(res.qids, res.docs, res.scores, res.counts, remove_self_hits=remove_self_hits)
+        stats.write_seconds += time.perf_counter() - t
+
+    # One batch is formatted and written (compiled code, no GIL) while the next is searched; the batches
+    # are written in order by the one writer thread.
+    with RunWriter(path, DocIdTable(ix.docids), searcher._rank, tag=tag, gz=gz) as writer, \
+            ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool:
+        pending = None
         for i, a in enumerate(range(0, len(order), batch)):
             qids = order[a : a + batch]
             res = searcher.search([(q, items[q]) for q in qids], **options)
@@ -64,10 +74,12 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
             if i == 0:
                 stats.settings = dict(res.settings)
             stats.empty_queries += res.settings.get("empty_queries", [])
-            t = time.perf_counter()
-            writer.write(res.qids, res.docs, res.scores, res.counts, remove_self_hits=remove_self_hits)
-            stats.write_seconds += time.perf_counter() - t
+            if pending is not None:
+                pending.result()  # at most one batch waits: memory stays that of two batches
+            pending = pool.submit(write, res)
             del res
+        if pending is not None:
+            pending.result()
         t = time.perf_counter()
     stats.write_seconds += time.perf_counter() - t  # the file's close (gzip's last block) and rename
     stats.lines, stats.bytes = writer.lines, writer.bytes
