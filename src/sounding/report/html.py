@@ -1,0 +1,39 @@
+"""The report's blocks rendered as one self-contained HTML page from the package's Jinja template,
+templates/report.html.j2: inline CSS, charts as inline SVG, no script, nothing fetched.
+
+Autoescaping is on, so every text that comes from the rows is escaped by the template; the only markup
+inserted as it is are the charts, whose text parts sounding.report.charts escaped when it drew them.
+"""
+from __future__ import annotations
+
+from functools import cache
+from itertools import groupby
+from typing import Iterable, Iterator
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from .blocks import Chart, Para, Section, Table
+
+TEMPLATE = "report.html.j2"
+
+
+def render_html(sections: list[Section], meta: dict) -> str:
+    """The page; its title names the run's datasets (from run.json)."""
+    title = f"Sounding report — {', '.join(meta.get('datasets') or [])}".rstrip(" —,")
+    return _environment().get_template(TEMPLATE).render(title=title, sections=sections)
+
+
+@cache
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader(__package__), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["runs"] = _runs
+    env.tests.update(para=lambda b: isinstance(b, Para), table=lambda b: isinstance(b, Table))
+    return env
+
+
+def _runs(blocks: Iterable) -> Iterator[tuple[bool, list]]:
+    """(True, charts) for each run of consecutive charts, which share one flowing row on the page, and
+    (False, blocks) for the paragraphs and tables between them."""
+    for charts, run in groupby(blocks, key=lambda b: isinstance(b, Chart)):
+        yield charts, list(run)

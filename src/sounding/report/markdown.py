@@ -1,0 +1,41 @@
+"""The report's blocks rendered as Markdown (report.md and the terminal); charts are left to the HTML page."""
+from __future__ import annotations
+
+from .blocks import Cell, Chart, Para, Section, Table
+
+
+def render_markdown(sections: list[Section]) -> str:
+    """The report as Markdown: notes and failures as quotes, tables as pipe tables (numeric columns
+    right-aligned, a column's best value bold), and for each section with charts a pointer to the page."""
+    out = ["# Sounding run report", ""]
+    for s in sections:
+        out += [f"## {s.title}", ""]
+        charts = 0
+        for b in s.blocks:
+            if isinstance(b, Para):
+                out += [f"> {b.text}" if b.kind in ("note", "fail") else b.text, ""]
+            elif isinstance(b, Table):
+                out += _markdown_table(b) + [""]
+            elif isinstance(b, Chart):
+                charts += 1
+        if charts:
+            out += [f"({charts} chart{'s' if charts > 1 else ''}: see report.html)", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _markdown_table(t: Table) -> list[str]:
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    def cell(c: Cell) -> str:
+        return f"**{esc(c.text)}**" if c.strong else esc(c.text)
+
+    lines = [f"**{esc(t.caption)}**", ""] if t.caption else []
+    lines.append("| " + " | ".join(esc(h) for h in t.head) + " |")
+    lines.append("|" + "|".join("---:" if i and _numeric_column(t, i) else "---" for i in range(len(t.head))) + "|")
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in t.body]
+    return lines
+
+
+def _numeric_column(t: Table, i: int) -> bool:
+    return any({"num", "count"} & set(row[i].classes) for row in t.body if i < len(row))
