@@ -166,9 +166,9 @@ def test_run_on_ray_writes_the_same_run_files(ray_local, beir, tmp_path_factory,
     base = tmp_path_factory.getbasetemp()
     local_out, ray_out = base / "out-local", base / "out-ray"  # shared by both cases: the indexes are reused
     logs: list[str] = []
-    local = run_experiment([str(beir)], local_out, lucene_norms=lucene_norms, log=lambda m: None, **GRID)
-    on_ray = run_experiment([str(beir)], ray_out, lucene_norms=lucene_norms, ray="local", shards=3,
-                            log=logs.append, **GRID)
+    norms = "lucene" if lucene_norms else "exact"
+    local = run_experiment([str(beir)], local_out, norms=norms, log=lambda m: None, **GRID)
+    on_ray = run_experiment([str(beir)], ray_out, norms=norms, ray="local", shards=3, log=logs.append, **GRID)
 
     assert [r["setting"] for r in on_ray.rows] == [r["setting"] for r in local.rows] and len(local.rows) == 4
     assert all(r["lucene_norms"] == lucene_norms for r in local.rows)
@@ -185,7 +185,7 @@ def test_run_on_ray_writes_the_same_run_files(ray_local, beir, tmp_path_factory,
     if not lucene_norms:
         assert any("3 shards on Ray" in m for m in logs)
         logs.clear()
-        again = run_experiment([str(beir)], ray_out, ray="local", shards=3, log=logs.append, **GRID)
+        again = run_experiment([str(beir)], ray_out, norms="exact", ray="local", shards=3, log=logs.append, **GRID)
         assert again.rows == on_ray.rows and not [m for m in logs if m.startswith(("indexing", "tiny:"))]
 
 
@@ -201,7 +201,7 @@ def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path,
     monkeypatch.setattr(arms, "_encoder", lambda model, ctx: TrigramEncoder())
     monkeypatch.setattr(sounding.sparse, "SparseModel", TrigramSparse)
     grid = {"arms": ["bm25", "dense", "hybrid", "sparse"], "models": ["fake-trigram", "fake-sparse"],
-            "layouts": ["flat"], "params": ["anserini"], "hits": 100}
+            "layouts": ["flat"], "params": ["anserini"], "norms": "exact", "hits": 100}
     logs: list[str] = []
     local = run_experiment([str(beir)], tmp_path / "local", log=lambda m: None, **grid)
     on_ray = run_experiment([str(beir)], tmp_path / "ray", ray="local", shards=2, log=logs.append, **grid)

@@ -18,6 +18,7 @@ from .. import validate
 from ..errors import SoundingError
 from ..index import Index
 from . import bm25, bounds, clauses, topk, windowed
+from .ties import apply_anserini_ties
 from .layouts import Layout
 
 
@@ -53,33 +54,6 @@ def _libc():
         return ctypes.CDLL(None, use_errno=True)
     except OSError:  # pragma: no cover - no C library to load (Windows)
         return None
-
-
-def apply_anserini_ties(docs, scores, counts, k: int, rank: np.ndarray):
-    """Pyserini's output for tied scores: Lucene's order (score desc, id asc, `rank` being each
-    document's place in docid byte order), the top k, then Anserini's ScoreTiesAdjusterReranker
-    (score rounded to 1e-4 in double, 1e-6 less per tie within 1e-4, in float) and Pyserini's
-    "%.6f" run-file scores. Scores become float64. Used by one index and by merged shards."""
-    f32 = np.float32
-    out_docs = np.full((len(docs), k), -1, dtype=np.int64)
-    out_scores = np.zeros((len(docs), k), dtype=np.float64)
-    out_n = np.minimum(counts, k)
-    for q in range(len(docs)):
-        n = int(counts[q])
-        d, s = docs[q, :n], scores[q, :n]
-        order = np.lexsort((rank[d].astype(np.int64), -s))[:k]
-        prev, dup = None, 0
-        for j, i in enumerate(order):
-            r = f32(np.floor(float(s[i]) * 1e4 + 0.5) / 1e4)
-            if j == 0 or f32(prev - r) > f32(1e-4):
-                dup = 0
-            else:
-                dup += 1
-                r = f32(r - f32(f32(1e-6) * dup))
-            prev = r
-            out_docs[q, j] = d[i]
-            out_scores[q, j] = float(f"{float(r):.6f}")
-    return out_docs, out_scores, out_n
 
 
 @dataclass
