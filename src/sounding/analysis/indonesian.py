@@ -43,36 +43,21 @@ def _remove_possessive_pronoun(st: _State) -> None:
         st.cut_suffix(3)
 
 
+# (prefix, only before a vowel, flag, replacement) in IndonesianStemmer's order: the first that applies wins
+_FIRST_ORDER = (
+    ("meng", False, _MENG, ""), ("meny", True, _MENG, "s"), ("men", False, _MENG, ""), ("mem", False, _MENG, ""),
+    ("me", False, _MENG, ""), ("peng", False, _PENG, ""), ("peny", True, _PENG, "s"), ("peny", False, _PENG, ""),
+    ("pen", True, _PENG, "t"), ("pen", False, _PENG, ""), ("pem", False, _PENG, ""), ("di", False, _DI, ""),
+    ("ter", False, _TER, ""), ("ke", False, _KE, ""),
+)
+
+
 def _remove_first_order_prefix(st: _State) -> None:
     w = st.word
-    if w.startswith("meng"):
-        st.cut_prefix(4, _MENG)
-    elif w.startswith("meny") and len(w) > 4 and w[4] in _VOWELS:
-        st.cut_prefix(4, _MENG, "s")  # meny+V → s+V
-    elif w.startswith("men"):
-        st.cut_prefix(3, _MENG)
-    elif w.startswith("mem"):
-        st.cut_prefix(3, _MENG)
-    elif w.startswith("me"):
-        st.cut_prefix(2, _MENG)
-    elif w.startswith("peng"):
-        st.cut_prefix(4, _PENG)
-    elif w.startswith("peny") and len(w) > 4 and w[4] in _VOWELS:
-        st.cut_prefix(4, _PENG, "s")
-    elif w.startswith("peny"):
-        st.cut_prefix(4, _PENG)
-    elif w.startswith("pen") and len(w) > 3 and w[3] in _VOWELS:
-        st.cut_prefix(3, _PENG, "t")  # pen+V → t+V
-    elif w.startswith("pen"):
-        st.cut_prefix(3, _PENG)
-    elif w.startswith("pem"):
-        st.cut_prefix(3, _PENG)
-    elif w.startswith("di"):
-        st.cut_prefix(2, _DI)
-    elif w.startswith("ter"):
-        st.cut_prefix(3, _TER)
-    elif w.startswith("ke"):
-        st.cut_prefix(2, _KE)
+    for prefix, before_vowel, flag, replace in _FIRST_ORDER:
+        if w.startswith(prefix) and (not before_vowel or (len(w) > len(prefix) and w[len(prefix)] in _VOWELS)):
+            st.cut_prefix(len(prefix), flag, replace)
+            return
 
 
 def _remove_second_order_prefix(st: _State) -> None:
