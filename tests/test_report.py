@@ -2,6 +2,7 @@
 headless Chromium (rendered DOM and a screenshot)."""
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -428,3 +429,60 @@ def test_rendered_dom_and_screenshot(report, tmp_path):
     artifacts = REPO / "test-artifacts"
     artifacts.mkdir(exist_ok=True)
     shutil.copy(shot, artifacts / "report.png")
+
+
+# A probe added to a copy of the page (the report itself has no script): after layout it writes the window's
+# width, the page's scroll width and, per table, its width and the width of the box it scrolls in.
+LAYOUT_PROBE = """<script>{
+  const root = document.documentElement;
+  const tables = [...document.querySelectorAll("table")].map(t => ({
+    caption: (t.caption ? t.caption.textContent : "") || t.closest("section").id,
+    width: t.getBoundingClientRect().width, box: t.parentElement.getBoundingClientRect().width,
+    box_right: t.parentElement.getBoundingClientRect().right, scrolls: t.parentElement.scrollWidth}));
+  const probe = document.createElement("pre");
+  probe.id = "layout";
+  probe.textContent = JSON.stringify({viewport: root.clientWidth, page: root.scrollWidth, tables});
+  document.body.append(probe);
+}</script>"""
+
+
+def layout_at_1400(page: str, tmp_path: Path) -> dict:
+    """The page laid out by headless Chromium in a window 1400 px wide (scroll bars hidden)."""
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("</body>", LAYOUT_PROBE + "</body>"), encoding="utf-8")
+    dom = chromium(probe, tmp_path / "profile", "--hide-scrollbars", "--window-size=1400,2000", "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(r'<pre id="layout">(.*?)</pre>', dom.stdout, flags=re.S)
+    assert found, dom.stdout[-2000:]
+    layout = json.loads(html.unescape(found.group(1)))
+    assert layout["viewport"] == 1400 and layout["tables"]
+    return layout
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium not installed (Debian: apt-get install chromium)")
+def test_every_table_fits_a_1400px_window(full, tmp_path):
+    """The widest tables of a report (15 columns: your systems against BM25; 11: pool bias) fit without
+    scrolling, and nothing makes the page wider than the window."""
+    layout = layout_at_1400(full["html"], tmp_path)
+    assert layout["page"] <= 1400
+    wide = [(t["caption"], t["width"], t["box"]) for t in layout["tables"] if t["width"] > t["box"] + 0.5]
+    assert not wide, wide
+    assert all(t["box_right"] <= 1400 for t in layout["tables"])
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium not installed (Debian: apt-get install chromium)")
+def test_a_table_wider_than_the_window_scrolls_in_its_own_box(tmp_path):
+    """All of BEIR (18 dataset columns and the mean) by 6 settings: the main tables are wider than the window
+    and scroll inside their box; the page itself does not get wider."""
+    datasets = ["msmarco", "trec-covid", "nfcorpus", "nq", "hotpotqa", "fiqa", "arguana", "webis-touche2020",
+                "quora", "dbpedia-entity", "scidocs", "fever", "climate-fever", "scifact", "bioasq", "signal1m",
+                "trec-news", "robust04"] + [f"cqadupstack-{f}" for f in ("android", "english", "gaming", "gis")]
+    settings = [*SETTINGS, "tantivy.bm25.flat.anserini", "pyserini.bm25.multifield.anserini"]
+    rows = [{"dataset": d, "setting": s, "engine": s.split(".")[0], "arm": "bm25", "layout": s.split(".")[2],
+             "k1": 0.9, "b": 0.4, "metrics": {"nDCG@10": 0.3 + 0.01 * i, "R@100": 0.7 + 0.01 * j}}
+            for i, d in enumerate(datasets) for j, s in enumerate(settings)]
+    layout = layout_at_1400(html_report(rows, {}), tmp_path)
+    assert layout["page"] <= 1400
+    scrolling = [t for t in layout["tables"] if t["width"] > t["box"] + 0.5]
+    assert {t["caption"] for t in scrolling} >= {"nDCG@10", "R@100"}
+    assert all(t["box_right"] <= 1400 and t["scrolls"] >= t["width"] - 0.5 for t in scrolling)

@@ -35,6 +35,10 @@ class Table:
     body: list[list[Cell]]
     caption: str = ""
 
+    def numeric(self, i: int) -> bool:
+        """Whether column i after the first holds numbers or counts (right-aligned in both renderings)."""
+        return i > 0 and any({"num", "count"} & set(row[i].classes) for row in self.body if i < len(row))
+
 
 @dataclass
 class Para:

@@ -32,10 +32,6 @@ def _markdown_table(t: Table) -> list[str]:
 
     lines = [f"**{esc(t.caption)}**", ""] if t.caption else []
     lines.append("| " + " | ".join(esc(h) for h in t.head) + " |")
-    lines.append("|" + "|".join("---:" if i and _numeric_column(t, i) else "---" for i in range(len(t.head))) + "|")
+    lines.append("|" + "|".join("---:" if t.numeric(i) else "---" for i in range(len(t.head))) + "|")
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in t.body]
     return lines
-
-
-def _numeric_column(t: Table, i: int) -> bool:
-    return any({"num", "count"} & set(row[i].classes) for row in t.body if i < len(row))
