@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import Progress
 
 from .app import app
+from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
 
 console = Console(stderr=True)
 
@@ -53,21 +55,21 @@ def index_cmd(
 
 @app.command("search")
 def search_cmd(
-    index: Path = typer.Argument(..., help="index folder"),
-    queries: Path = typer.Option(..., "--queries", "-q", help="queries: BEIR jsonl[.gz] or TSV of id and text"),
-    run: Path = typer.Option(..., "--run", help="TREC run file to write (gzip if the name ends in .gz)"),
-    layout: str = typer.Option("flat", help="flat | multifield | multifield-max | bm25f"),
-    k1: float = typer.Option(0.9, help="BM25 k1 (Anserini 0.9, Lucene 1.2)"),
-    b: float = typer.Option(0.4, help="BM25 b (Anserini 0.4, Lucene 0.75)"),
-    hits: int = typer.Option(1000, help="hits per query"),
+    index: Annotated[Path, typer.Argument(help="index folder")],
+    queries: Queries,
+    run: RunFile,
+    layout: LayoutName = "flat",
+    k1: K1 = 0.9,
+    b: B = 0.4,
+    hits: Hits = 1000,
     threads: int = typer.Option(1, help="search threads (results do not depend on it)"),
-    lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte length norms and float arithmetic"),
-    title_weight: float = typer.Option(None, help="title weight (multifield default 1, bm25f default 3)"),
-    remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="drop hits whose id equals the query id"),
+    lucene_norms: LuceneNorms = False,
+    title_weight: TitleWeight = None,
+    remove_self_hits: RemoveSelfHits = False,
     anserini_ties: bool = typer.Option(False, "--anserini-ties", help="Anserini's tie handling and Pyserini's %.6f scores (with --lucene-norms: Pyserini's run)"),
     proximity: float = typer.Option(0.0, help="weight of the term-proximity bonus (index needs --positions; 0.05 is the measured default for bm25f)"),
     typos: bool = typer.Option(False, "--typos", help="also match index terms within a typo budget (down-weighted)"),
-    tag: str = typer.Option("sounding", help="run tag (last column)"),
+    tag: Tag = "sounding",
 ) -> None:
     """Search an index with BM25 and write a TREC run file (gzip for a .gz name)."""
     from ..datasets import load_queries

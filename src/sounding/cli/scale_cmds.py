@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from .app import app
+from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
 
 console = Console(stderr=True)
 
@@ -62,18 +64,18 @@ def shard_index_cmd(
 
 @app.command("shard-search")
 def shard_search_cmd(
-    index: Path = typer.Argument(..., help="sharded index folder (holding shards.json)"),
-    queries: Path = typer.Option(..., "--queries", "-q", help="queries: BEIR jsonl[.gz] or TSV of id and text"),
-    run: Path = typer.Option(..., "--run", help="TREC run file to write"),
-    layout: str = typer.Option("flat", help="flat | multifield | multifield-max | bm25f"),
-    k1: float = typer.Option(0.9, help="BM25 k1 (Anserini 0.9, Lucene 1.2)"),
-    b: float = typer.Option(0.4, help="BM25 b (Anserini 0.4, Lucene 0.75)"),
-    hits: int = typer.Option(1000, help="hits per query"),
+    index: Annotated[Path, typer.Argument(help="sharded index folder (holding shards.json)")],
+    queries: Queries,
+    run: RunFile,
+    layout: LayoutName = "flat",
+    k1: K1 = 0.9,
+    b: B = 0.4,
+    hits: Hits = 1000,
     threads: int = typer.Option(1, help="search threads per shard (results do not depend on it)"),
-    lucene_norms: bool = typer.Option(False, "--lucene-norms", help="Lucene's one-byte length norms and float arithmetic"),
-    title_weight: float = typer.Option(None, help="title weight (multifield default 1, bm25f default 3)"),
-    remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="drop hits whose id equals the query id"),
-    tag: str = typer.Option("sounding", help="run tag (last column)"),
+    lucene_norms: LuceneNorms = False,
+    title_weight: TitleWeight = None,
+    remove_self_hits: RemoveSelfHits = False,
+    tag: Tag = "sounding",
     ray: str = typer.Option(None, "--ray", help=RAY_HELP),
     num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs of a local Ray instance (--ray local)"),
 ) -> None:
