@@ -109,6 +109,17 @@ def test_huge_hits_capped_at_the_collection_and_said_once(tiny, tmp_path, capsys
     assert Searcher(ix).search({"q": "alpha"}, k=10**9).docs.shape[1] == 60
 
 
+def test_sounding_run_with_huge_hits_finishes_and_says_so(tmp_path):
+    ds = _mini_dataset(tmp_path / "ds", n_docs=40)
+    r = _sounding("run", ds, "--out", tmp_path / "out", "--layouts", "flat", "--params", "anserini", "--hits",
+                  "10000000", "--threads", "2", timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "10,000,000 hits asked for, but it has 40 documents" in r.stdout + r.stderr
+    rows = json.loads((tmp_path / "out" / "results.json").read_text())
+    run = (tmp_path / "out" / rows[0]["run_file"]).read_text().splitlines()
+    assert len(rows) == 2 and max(int(line.split()[3]) for line in run) <= 40
+
+
 def test_queries_that_analyse_to_nothing_are_counted(tiny, tmp_path, capsys):
     ix, _ = tiny
     q = _queries(tmp_path / "q.tsv", {"q4": "the of and", "q5": "😀🎉", "q6": "zzzunknown"})
@@ -168,6 +179,14 @@ def test_read_only_place(tiny, small_fs, capsys):
     _one_line_error(capsys.readouterr().err, str(ro), "Read-only file system")
     assert main(["index", str(ix.parent / "none.jsonl"), "--out", str(ro / "ix")]) == 2  # input checked first
     capsys.readouterr()
+
+
+def test_index_into_a_read_only_place(small_fs, tmp_path, capsys):
+    ro = small_fs("1m", "ro")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"_id": d.id, "title": d.title, "text": d.text}) + "\n" for d in _docs(5)))
+    assert main(["index", str(corpus), "--out", str(ro / "ix")]) == 2
+    _one_line_error(capsys.readouterr().err, str(ro / "ix"), "Read-only file system")
 
 
 def test_disk_full_during_a_build_keeps_the_previous_index(small_fs, capsys):

@@ -271,7 +271,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         extra.update(row_extras(s, ds.name, out, per_query))
     row = {
         "dataset": ds.name, **s.describe(), "metrics": metrics, "n_queries": len(ds.qrels),
-        "crosscheck": {"ok": check.ok, "max_diff": check.max_diff},
+        "crosscheck": {"ok": check.ok, "max_diff": check.max_diff,
+                       **({"explained_by_float32": True} if check.explained_by_float32 else {})},
         "index_seconds": index_info["index_seconds"] if s.engine == "sounding" else None,
         "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,
         "search_seconds": seconds, "qps": len(ds.queries) / seconds if seconds else None,
