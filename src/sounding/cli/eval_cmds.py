@@ -50,12 +50,14 @@ def eval_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Score a run with trec_eval semantics (mean over every judged query; missing queries score 0)."""
-    from ..eval import evaluate, read_qrels, read_run
+    from ..eval import read_qrels
+    from ..eval.trec import evaluate_run_file
 
     ms = _measures(measure)
-    q, r = read_qrels(qrels), read_run(run)
-    result = evaluate(q, r, ms, remove_self_hits=remove_self_hits, per_query=per_query)
-    _coverage_note(q, r, Console(stderr=True), run)  # stderr: --json's stdout stays JSON
+    q = read_qrels(qrels)
+    # the run is read and scored in one pass (large files: compiled, no Python object per line)
+    result, hit_counts = evaluate_run_file(q, run, ms, remove_self_hits=remove_self_hits, per_query=per_query)
+    _coverage_note(q, hit_counts, Console(stderr=True), run)  # stderr: --json's stdout stays JSON
     if as_json:
         print(json.dumps(result))
         return

@@ -32,7 +32,8 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import DataError, SoundingError
-from .metrics import Qrels, Run, trec_order
+from .measures import parse_measures
+from .metrics import Qrels, Run, evaluate, judged_qids, trec_order
 
 # Files at least this large (about a million lines) go through the numba scanner: its fixed cost, importing
 # numba and loading the compiled kernels (cached on disk after a first ~5 s compile), is 0.5-1 s, which the
@@ -142,7 +143,10 @@ def read_run(path: str | os.PathLike) -> Run:
     number as C's strtod reads it (see the module docstring), a NUL byte, or a (qid, docid) pair that
     appears twice; SoundingError for a missing or truncated file. Comment lines (`#`) are skipped.
     """
-    data = _read_bytes(path)
+    return _run_from_bytes(_read_bytes(path), path)
+
+
+def _run_from_bytes(data: bytes, path) -> Run:
     if len(data) >= _FAST_PATH_MIN_BYTES:
         run = _read_run_fast(data)
         if run is not None:
@@ -215,6 +219,37 @@ def _read_run_fast(data: bytes) -> Run | None:
                 return None
             old.update(hits)
     return run
+
+
+def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove_self_hits: bool = False,
+                      per_query: bool = False, fast: bool | None = None) -> tuple[dict, dict[str, int]]:
+    """`evaluate(qrels, read_run(path), measures, ...)` without building the run: the same result, plus
+    {qid: number of hits} of the run's queries (what `coverage_warnings` needs).
+
+    `fast` None: the compiled pass for files of 32 MB and more (below, importing numba and loading its
+    kernels costs more than it saves), True: always, False: never."""
+    ms = parse_measures(measures)
+    qids = judged_qids(qrels)
+    if not qids:
+        raise SoundingError("the qrels hold no judged queries")
+    data = _read_bytes(path)
+    if fast is None:
+        fast = len(data) >= _FAST_PATH_MIN_BYTES
+    got = None
+    if fast:
+        from .runscan import scan
+
+        got = scan(data, qrels, qids, ms, remove_self_hits)
+    if got is None:  # the checked reader decides (and names any fault)
+        run = _run_from_bytes(data, path)
+        return evaluate(qrels, run, ms, remove_self_hits=remove_self_hits, per_query=per_query), \
+            {q: len(h) for q, h in run.items()}
+    table, counts = got
+    values = {str(m): table[:, c] for c, m in enumerate(ms)}
+    out: dict = {name: float(v.mean()) for name, v in values.items()}
+    if per_query:
+        out["per_query"] = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
+    return out, counts
 
 
 def coverage_warnings(qrels: Qrels, run: Run, name: str = "run") -> list[str]:

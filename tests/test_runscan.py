@@ -1,0 +1,85 @@
+"""evaluate_run_file (one compiled pass over the run's bytes) gives exactly evaluate(qrels, read_run(path))."""
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from sounding.cli import main
+from sounding.errors import DataError, SoundingError
+from sounding.eval import evaluate, read_run, write_run
+from sounding.eval.trec import evaluate_run_file
+
+MEASURES = ["nDCG@10", "R@100", "RR", "P@10", "AP", "judged@10", "bpref", "nDCG'@10", "RR@100", "Success@5"]
+
+
+def _data(seed=0, queries=60, hits=300):
+    rng = np.random.default_rng(seed)
+    names = [f"d{i}" for i in range(3000)]
+    qrels, run = {}, {}
+    for i in range(queries):
+        q = f"q{i}"
+        docs = rng.choice(len(names), hits, replace=False)
+        scores = np.round(rng.random(hits) * 5, 1)  # many ties
+        run[q] = {names[d]: float(s) for d, s in zip(docs, scores)}
+        if i % 7 == 0:
+            run[q][q] = 4.0  # a self hit
+        judged = np.concatenate([docs[rng.choice(hits, 8, replace=False)], rng.choice(len(names), 4)])
+        qrels[q] = {names[d]: int(g) for d, g in zip(judged, rng.integers(-1, 4, len(judged)))}
+    qrels["q-judged-only"] = {"d1": 1}
+    qrels["q-zero"] = {"d2": 0}
+    run["q-unjudged"] = {"d5": 1.0}
+    return qrels, run
+
+
+@pytest.mark.parametrize("self_hits", [False, True])
+def test_same_values_as_reading_the_run(tmp_path, self_hits):
+    qrels, run = _data()
+    path = write_run(run, tmp_path / "r.run")
+    for ms in (MEASURES, ["nDCG@10", "R@100"]):
+        expected = evaluate(qrels, read_run(path), ms, remove_self_hits=self_hits, per_query=True)
+        got, counts = evaluate_run_file(qrels, path, ms, remove_self_hits=self_hits, per_query=True, fast=True)
+        assert got == expected  # to the last digit
+        assert counts == {q: len(h) for q, h in run.items()}
+
+
+def test_layouts_of_the_file_the_fast_pass_reads_itself_or_hands_over(tmp_path):
+    qrels, run = _data(1, queries=20)
+    lines = write_run(run, tmp_path / "r.run").read_text().splitlines()
+    variants = {
+        "comments and blank lines": "# a comment\n\n" + "\n".join(lines) + "\n\n",
+        "tabs, no final newline": "\n".join(line.replace(" ", "\t") for line in lines),
+        "queries not contiguous": "\n".join(lines[1::2] + lines[::2]) + "\n",
+        "shuffled lines of a query": "\n".join(sorted(lines, key=lambda x: (x.split()[0], x.split()[2]))) + "\n",
+        "hexadecimal score": "\n".join(lines) + "\nq1 Q0 dzz 1 0x1p1 t\n",
+    }
+    for name, text in variants.items():
+        p = tmp_path / "v.run"
+        p.write_text(text)
+        expected = evaluate(qrels, read_run(p), MEASURES, per_query=True)
+        assert evaluate_run_file(qrels, p, MEASURES, per_query=True, fast=True)[0] == expected, name
+    gz = tmp_path / "v.run.gz"
+    gz.write_bytes(gzip.compress(variants["comments and blank lines"].encode()))
+    assert evaluate_run_file(qrels, gz, MEASURES, fast=True)[0] == evaluate(qrels, read_run(gz), MEASURES)
+
+
+def test_faults_are_reported_as_the_reader_reports_them(tmp_path):
+    qrels = {"q": {"a": 1}}
+    for text, why in (("q Q0 a 1 2.0 t\nq Q0 a 2 1.0 t\n", "twice"), ("q Q0 a 1 t\n", "6 columns"),
+                      ("q Q0 a 1 inf t\n", "not finite"), ("q Q0 a 1 1_0 t\n", "not a number"),
+                      ("q Q0 a 1 1.0 t\nq Q0 b\x00 1 1.0 t\n", "NUL")):
+        p = tmp_path / "bad.run"
+        p.write_text(text)
+        with pytest.raises(DataError, match=why):
+            evaluate_run_file(qrels, p, ["nDCG@10"], fast=True)
+    with pytest.raises(SoundingError, match="no judged"):
+        evaluate_run_file({}, p, ["nDCG@10"], fast=True)
+
+
+def test_cli_eval_uses_it(tmp_path, capsys):
+    qrels, run = _data(2, queries=10)
+    (tmp_path / "q.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, j in qrels.items() for d, g in j.items()))
+    path = write_run(run, tmp_path / "r.run")
+    assert main(["eval", str(tmp_path / "q.txt"), str(path), "-m", "AP", "-m", "nDCG@10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == evaluate(qrels, run, ["AP", "nDCG@10"])
