@@ -357,10 +357,9 @@ class Searcher:
             out = np.empty(hi - lo, dtype=np.float32)
             for f in range(self._offsets.shape[0]):
                 a, z = max(lo, int(self._offsets[f, 0])), min(hi, int(self._offsets[f, -1]))
-                for start in range(a, z, IMPACT_BLOCK):  # in blocks: the temporaries stay small
+                for start in range(a, z, IMPACT_BLOCK):  # in blocks, each block's tf pages released after
                     end = min(z, start + IMPACT_BLOCK)
-                    tf = self._tfs[start:end].astype(np.float32)
-                    out[start - lo : end - lo] = tf / (tf + norms[f][self._docs[start:end]])
+                    windowed.fill_impacts(self._tfs, self._docs, norms[f], out, lo, start, end)
                     _release_pages(self._tfs[start:end])  # the kernel reads impacts, not tfs
             self._impact_cache = {"key": key, "impacts": out, "norms": norms}
         return self._impact_cache["impacts"], lo

@@ -276,3 +276,13 @@ def search_windowed(q_ptr, c_field, c_term, c_weight, offsets, docs, tfs, norms,
             keys[i] = ((key >> np.uint64(32)) << rb) | np.uint64(rank[np.int64(key & _LOW32)])
         out_n[q] = _emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
     return read
+
+
+@nb.njit(nogil=True, cache=True)
+def fill_impacts(tfs, docs, norms, out, base, a, z):
+    """out[p − base] = tf / (tf + norms[doc]) in float32 for postings a..z−1: numpy's
+    `tf.astype(float32) / (tf + norms[docs])`, bit for bit, in one pass without temporaries."""
+    for p in range(a, z):
+        tf = np.float32(tfs[p])
+        out[p - base] = tf / (tf + norms[docs[p]])
+
