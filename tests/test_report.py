@@ -1,5 +1,6 @@
-"""Reports of `sounding run`: Markdown + one self-contained HTML page, read back statically and through a
-headless Chromium (rendered DOM and a screenshot)."""
+"""Reports of `sounding run`: Markdown + one self-contained HTML page, read back statically, compared with
+reference output (tests/fixtures/report), and through a headless Chromium (rendered DOM, a screenshot, the
+layout in a window 1400 px wide)."""
 from __future__ import annotations
 
 import html
