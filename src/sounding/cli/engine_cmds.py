@@ -25,6 +25,7 @@ def index_cmd(
     ray: str = typer.Option(None, "--ray", help="with --shards: build the shards as Ray tasks (local, auto or an address)"),
     workers: int = typer.Option(None, "--workers", min=1, help="analysis processes (default: all cores; the index is the same)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="index a dataset copy whose counts differ from the registry's"),
+    memory: float = typer.Option(1.0, "--memory", help="GiB of postings held before a sorted run is written to disk and merged at the end (the index is the same)"),
 ) -> None:
     """Build a BM25 index (title, text and flat fields) from a corpus."""
     from ..pipeline import index_dataset
@@ -43,7 +44,7 @@ def index_cmd(
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("indexing", total=None)
         report = index_dataset(dataset, out, analyzer=analyzer, data_dir=data_dir, positions=positions, workers=workers,
-                               unverified=unverified_data,
+                               unverified=unverified_data, memory=_gib(memory),
                                progress=lambda n: bar.update(task, completed=n, description=f"indexed {n:,} docs"))
     console.print(
         f"indexed {report.n_docs:,} documents, {report.n_terms:,} terms in {report.seconds:.1f} s "
@@ -51,6 +52,12 @@ def index_cmd(
         + (f"; {report.empty_docs:,} empty" if report.empty_docs else "")
         + (f"; {report.docs_without_title:,} without title" if report.docs_without_title else "")
     )
+
+
+def _gib(value: float) -> int:
+    from .. import validate
+
+    return int(validate.finite("--memory (GiB)", value, low=1e-6) * (1 << 30))
 
 
 @app.command("search")

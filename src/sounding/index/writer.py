@@ -31,6 +31,7 @@ import numpy as np
 
 from ..analysis import DEFAULT_ANALYZER, get_analyzer
 from ..errors import DataError, SoundingError
+from .. import validate
 from ..io import check_output_dir, os_error, remove_stale, writer_lock
 from .format import (
     FieldStats,
@@ -44,6 +45,8 @@ from .format import (
 FIELDS = ("title", "text")
 ALL_FIELDS = ("flat",) + FIELDS
 CHUNK_DOCS = 500  # small enough to spread a small corpus over the workers
+MEMORY_BUDGET = 1 << 30  # postings held in memory before a sorted run goes to disk (bytes)
+MERGE_POSTINGS = 1 << 24  # postings merged per step of the final pass (~200 MB of temporaries)
 
 
 @dataclass
@@ -67,6 +70,7 @@ def build_index(
     progress=None,
     workers: int | None = None,
     need_bytes: int = 0,
+    memory: int | None = None,
 ) -> BuildReport:
     """Index `docs` (objects with .id, .title, .text and optionally .line) into the folder `out`.
 
@@ -78,6 +82,9 @@ def build_index(
     writes an index at a time (a second one fails at once), and an OS fault (full disk, read-only
     place) is a one-line `SoundingError` that leaves the previous index as it was.
     `need_bytes`: the free space to insist on before starting (an estimate from the input size).
+    `memory`: bytes of postings the build may hold before it writes them to a sorted run on disk
+    (default MEMORY_BUDGET); the runs are merged in one streaming pass at the end. The index bytes do
+    not depend on it. (An index with positions is built in memory.)
     `progress`, if given, is called with the number of documents indexed so far.
     """
     start = time.perf_counter()
@@ -90,7 +97,8 @@ def build_index(
         partial = root / f"{name}.partial-{os.getpid()}"
         partial.mkdir()
         try:
-            manifest = _write(docs, partial, analyze, source, positions, progress, _n_workers(workers))
+            budget = MEMORY_BUDGET if memory is None else validate.integer("memory budget (bytes)", memory)
+            manifest = _write(docs, partial, analyze, source, positions, progress, _n_workers(workers), budget)
             final = root / name
             os.rename(partial, final)
             commit_generation(root, final)
@@ -222,24 +230,33 @@ def _split(keys: np.ndarray, tfs: np.ndarray, pos):
 
 
 # -- the parent: read, hash, dispatch, merge ------------------------------------------------------
-def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, progress, workers: int) -> Manifest:
+def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, progress, workers: int,
+           budget: int = MEMORY_BUDGET) -> Manifest:
     vocab: defaultdict[str, int] = defaultdict()
     vocab.default_factory = vocab.__len__
     docids: list[str] = []
     first_line: dict[str, int] = {}
     hasher = hashlib.sha256(analyze.name.encode())
     chunks: list[dict] = []  # per chunk: field → (global term, global doc, tf, positions or None)
+    runs: list[Path] = []  # chunks already written to disk, in document order (see _spill)
+    held = 0  # bytes of postings in `chunks`
     lengths: dict[str, list[np.ndarray]] = {f: [] for f in FIELDS}
     pool = None
     pending: deque = deque()  # (first doc, future or result) in document order
 
     def collect(first_doc: int, result: dict) -> None:
+        nonlocal held
         gids = np.fromiter(map(vocab.__getitem__, result["terms"]), dtype=np.uint32, count=len(result["terms"]))
         chunk = {}
         for f in ALL_FIELDS:
             term, doc, tf, pos = result[f]
             chunk[f] = (gids[term], doc + np.uint32(first_doc), tf, pos)
+            held += term.nbytes + doc.nbytes + tf.nbytes
         chunks.append(chunk)
+        if held > budget and not positions:
+            runs.append(_spill(chunks, folder / f"run-{len(runs):05d}"))
+            chunks.clear()
+            held = 0
         for f in FIELDS:
             lengths[f].append(result["lengths"][f])
         if progress:
@@ -301,7 +318,13 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
     field_lengths["flat"] = field_lengths["title"] + field_lengths["text"]
     empty = int((field_lengths["flat"] == 0).sum())
     untitled = int((field_lengths["title"] == 0).sum())
-    arrays = _merge_postings(chunks, remap, n_terms, positions)
+    if runs:  # some postings are on disk: merge every run, these last chunks as one more
+        if chunks:
+            runs.append(_spill(chunks, folder / f"run-{len(runs):05d}"))
+            chunks.clear()
+        arrays = _merge_runs(runs, remap, n_terms, folder)
+    else:
+        arrays = _merge_postings(chunks, remap, n_terms, positions)
     stats = {}
     for i, f in enumerate(ALL_FIELDS):
         lens = field_lengths[f]
@@ -310,7 +333,8 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
     arrays["lengths"] = np.stack([field_lengths[f] for f in ALL_FIELDS]).astype(np.uint32)
     arrays["docid_rank"] = _byte_order_rank(docids)
     for key, arr in arrays.items():
-        np.save(folder / f"{key}.npy", arr)
+        if arr is not None:  # None: already written by the merge of runs
+            np.save(folder / f"{key}.npy", arr)
     (folder / "terms.txt").write_text("\n".join(terms), encoding="utf-8")
     (folder / "docids.txt").write_text("\n".join(docids), encoding="utf-8")
     manifest = Manifest(
@@ -374,6 +398,66 @@ def _merge_postings(chunks: list[dict], remap: np.ndarray, n_terms: int, positio
                 out_pos[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))] = seg
         out["pos_offsets"], out["positions"] = pos_offsets, out_pos
     return out
+
+
+def _spill(chunks: list[dict], run: Path) -> Path:
+    """Write the held chunks' postings (in document order, terms by first-seen id) to the folder `run`."""
+    run.mkdir()
+    for f in ALL_FIELDS:
+        wide = any(c[f][2].dtype == np.uint32 for c in chunks)
+        np.save(run / f"{f}-term.npy", np.concatenate([c[f][0] for c in chunks]))
+        np.save(run / f"{f}-doc.npy", np.concatenate([c[f][1] for c in chunks]))
+        np.save(run / f"{f}-tf.npy", np.concatenate([c[f][2].astype(np.uint32 if wide else np.uint16) for c in chunks]))
+    return run
+
+
+def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path) -> dict:
+    """The runs on disk into docs.npy and tfs.npy, written front to back: each run is sorted once by
+    final term id (stable, so documents stay ascending), then every field is merged a range of terms
+    at a time (about MERGE_POSTINGS postings), the runs' slices taken in run order, which is document
+    order. Memory: one run while sorting, one range while merging. Same bytes as _merge_postings."""
+    n_fields = len(ALL_FIELDS)
+    counts = np.zeros((n_fields, n_terms), dtype=np.int64)
+    wide = False
+    for run in runs:
+        for i, f in enumerate(ALL_FIELDS):
+            t = remap[np.load(run / f"{f}-term.npy")]
+            order = np.argsort(t, kind="stable")
+            np.save(run / f"{f}-term.npy", t[order])
+            counts[i] += np.bincount(t, minlength=n_terms)
+            del t
+            for part in ("doc", "tf"):
+                values = np.load(run / f"{f}-{part}.npy")
+                wide |= part == "tf" and values.dtype == np.uint32
+                np.save(run / f"{f}-{part}.npy", values[order])
+    offsets = np.zeros((n_fields, n_terms + 1), dtype=np.int64)
+    offsets[:, 1:] = np.cumsum(counts, axis=1)
+    offsets += np.concatenate([[0], np.cumsum(offsets[:-1, -1])])[:, None]  # fields follow one another
+    total = int(offsets[-1, -1])
+    tf_dtype = np.dtype(np.uint32 if wide else np.uint16)
+    with open(folder / "docs.npy", "wb") as docs_out, open(folder / "tfs.npy", "wb") as tfs_out:
+        for out, dtype in ((docs_out, np.dtype(np.uint32)), (tfs_out, tf_dtype)):
+            np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(dtype),
+                                                       "fortran_order": False, "shape": (total,)})
+        for i, f in enumerate(ALL_FIELDS):
+            maps = [tuple(np.load(run / f"{f}-{part}.npy", mmap_mode="r") for part in ("term", "doc", "tf"))
+                    for run in runs]
+            t0 = 0
+            while t0 < n_terms:
+                reach = offsets[i, t0 + 1:] - offsets[i, t0]  # postings of terms t0.. up to each term's end
+                t1 = t0 + max(1, int(np.searchsorted(reach, MERGE_POSTINGS, side="right")))
+                parts = []
+                for term, doc, tf in maps:
+                    a, b = np.searchsorted(term, [t0, t1])
+                    parts.append((term[a:b], doc[a:b], tf[a:b]))
+                order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
+                docs_out.write(np.concatenate([p[1] for p in parts])[order].astype(np.uint32).tobytes())
+                tfs_out.write(np.concatenate([p[2] for p in parts])[order].astype(tf_dtype).tobytes())
+                t0 = t1
+            del maps
+    for run in runs:
+        _remove_tree(run)
+    return {"offsets": offsets, "docs": None, "tfs": None}
 
 
 def _reorder_segments(values: np.ndarray, seg_lengths: np.ndarray, order: np.ndarray) -> np.ndarray:
