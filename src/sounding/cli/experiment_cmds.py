@@ -70,13 +70,10 @@ def run_cmd(
         if r.get("queries_without_hits"):
             console.print(f"[yellow]warning:[/yellow] {r['dataset']} {r['setting']}: {r['queries_without_hits']:,} of "
                           f"{r['n_queries']:,} queries got no hits")
-    try:
-        from ..report import write_reports
-    except ImportError:
-        write_reports = None
-    if write_reports:
-        md, html = write_reports(out)
-        console.print(f"reports: {md}  {html}")
+    from ..report import write_reports
+
+    md, html = write_reports(out)
+    console.print(f"reports: {md}  {html}")
     console.print(f"results: {out / 'results.json'}  ({result.seconds:.1f} s)")
     status = 0
     for f in result.crosscheck_failures:

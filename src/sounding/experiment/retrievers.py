@@ -442,10 +442,8 @@ def row_extras(s: UserSetting, dataset: str, out: Path, per_query: Mapping[str, 
 
 def published_beside(dataset: str) -> list[dict]:
     """Verified published nDCG@10 figures of any system on `dataset` (test split), for the report."""
-    try:
-        from .baselines import all_baselines
-    except ImportError:  # baselines data not installed in this build
-        return []
+    from .baselines import all_baselines
+
     return [{"condition": e["condition"], "title": e["title"], MEASURE: e[MEASURE]}
             for e in all_baselines() if e["dataset"] == dataset and e["split"] == "test" and MEASURE in e]
 

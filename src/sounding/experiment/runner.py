@@ -319,10 +319,8 @@ def _searches_bm25(s: Setting) -> bool:
 
 
 def _published(dataset: str, s: Setting) -> dict | None:
-    try:
-        from .baselines import baseline_for_row
-    except ImportError:  # baselines data not installed in this build
-        return None
+    from .baselines import baseline_for_row
+
     return baseline_for_row({"dataset": dataset, **s.describe()})
 
 
@@ -349,18 +347,14 @@ def gate_failures(rows: list[dict], measure: str = "nDCG@10") -> list[str]:
 
 # -- helpers -----------------------------------------------------------------------------------
 def _known_arms() -> list[str]:
-    try:
-        from .arms import ARMS
-    except ImportError:
-        return []
+    from .arms import ARMS
+
     return list(ARMS)
 
 
 def _known_engines() -> list[str]:
-    try:
-        from ..engines import ENGINES
-    except ImportError:
-        return ["sounding"]
+    from ..engines import ENGINES
+
     return list(dict.fromkeys(["sounding", *ENGINES]))
 
 
