@@ -21,19 +21,30 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from ._fastscan import _is_space, parse_scores
+from ._fastscan import parse_scores
 from .measures import Measure
 from .metrics import _WHOLE_RANKING, Qrels, _query_values
 
 _OK, _FALLBACK = 0, 1
 
 
+# byte classes: 0 part of a field, 1 whitespace inside a line (bytes.split()'s, but newline), 2 newline,
+# 3 a byte the checked reader must judge (NUL, non-ASCII)
+_CLASS = np.zeros(256, np.uint8)
+_CLASS[[9, 11, 12, 13, 32]] = 1
+_CLASS[10] = 2
+_CLASS[0] = 3
+_CLASS[128:] = 3
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _hash(buf, a, z):
-    h = np.uint64(14695981039346656037)
+    h = np.uint64(z - a)
     for i in range(a, z):
-        h = (h ^ np.uint64(buf[i])) * np.uint64(1099511628211)
-    return h
+        h = (h << np.uint64(5)) - h + np.uint64(buf[i])  # h·31 + byte
+    h ^= h >> np.uint64(29)  # then mixed, so that the low bits index the table well
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    return h ^ (h >> np.uint64(32))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -99,28 +110,37 @@ def scan_and_rank(buf, jq_blob, jq_ptr, jd_blob, jd_ptr, jq_first, remove_self_h
     m = 0
     qa, qz = 0, 0
     n = buf.size
+    cls = _CLASS
     i = 0
     while True:
         # -- next line's fields
         nf = 0
         f0a = f0z = f2a = f2z = f4a = f4z = 0
         at_end = i >= n
-        while i < n and buf[i] != 10:
-            c = buf[i]
-            if _is_space(c):
+        while i < n:
+            c = cls[buf[i]]
+            if c == 2:
+                break
+            if c == 1:
                 i += 1
                 continue
-            if nf == 0 and c == 35:  # a comment line
+            if c == 3:
+                return _FALLBACK, ranks, hits, g_qa[:0], g_qz[:0], g_n[:0]
+            if nf == 0 and buf[i] == 35:  # a comment line
                 while i < n and buf[i] != 10:
-                    if buf[i] == 0 or buf[i] >= 128:
+                    if cls[buf[i]] == 3:
                         return _FALLBACK, ranks, hits, g_qa[:0], g_qz[:0], g_n[:0]
                     i += 1
                 break
             start = i
-            while i < n and not _is_space(buf[i]):
-                if buf[i] == 0 or buf[i] >= 128:
-                    return _FALLBACK, ranks, hits, g_qa[:0], g_qz[:0], g_n[:0]
+            i += 1
+            while i < n:
+                c = cls[buf[i]]
+                if c != 0:
+                    break
                 i += 1
+            if i < n and c == 3:
+                return _FALLBACK, ranks, hits, g_qa[:0], g_qz[:0], g_n[:0]
             if nf == 0:
                 f0a, f0z = start, i
             elif nf == 2:
