@@ -237,8 +237,9 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
             return cached["row"]
     log(f"{ds.name}: {s.name}")
     extra: dict = {}
+    results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
     if s.arm == "bm25":
-        run, seconds = _search(ds, s, index_dir, k_docs, threads, on_ray)
+        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray)
     elif s.arm == "user":  # the user's own retriever or run file (experiment/retrievers.py)
         from .retrievers import run_user
 
@@ -253,7 +254,10 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
     run_file = out / "runs" / ds.name / f"{s.name}.trec"
     run_file.parent.mkdir(parents=True, exist_ok=True)
-    write_run(run, run_file, tag=s.name)
+    if results is not None and hasattr(results, "write_run"):
+        results.write_run(run_file, tag=s.name)
+    else:
+        write_run(run, run_file, tag=s.name)
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it.
     scored = evaluate(ds.qrels, run, measures, remove_self_hits=True, per_query=True)
     raw = evaluate(ds.qrels, run, ["nDCG@10"], per_query=True)
@@ -304,13 +308,13 @@ def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_r
         results = searcher.search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
                                   lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
                                   proximity=s.proximity, typos=s.typos)
-        return results.to_run(), results.seconds
+        return results.to_run(), results.seconds, results
     from ..engines import get_engine
 
     engine = get_engine(s.engine)
     workdir = index_dir.parent / f"{index_dir.name}.{s.engine}"
     engine.index(list(iter_corpus(ds.corpus_path)), workdir)
-    return engine.search(ds.queries, k=k, k1=s.k1, b=s.b, threads=threads, batch=True)
+    return (*engine.search(ds.queries, k=k, k1=s.k1, b=s.b, threads=threads, batch=True), None)
 
 
 def _searches_bm25(s: Setting) -> bool:
