@@ -35,6 +35,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "run_experiment": ("sounding.experiment.runner", "run_experiment"),
     "ExperimentResult": ("sounding.experiment.runner", "ExperimentResult"),
     "write_report": ("sounding.report", "write_reports"),
+    "ResultRow": ("sounding.results", "ResultRow"),
     "Retriever": ("sounding.experiment.retrievers", "Retriever"),
     "RunFileRetriever": ("sounding.experiment.retrievers", "RunFileRetriever"),
     "load_retriever": ("sounding.experiment.retrievers", "load_retriever"),
@@ -49,7 +50,7 @@ __all__ = [
     # evaluation
     "evaluate", "read_run", "write_run", "read_qrels", "compare", "Comparison",
     # experiments and reports
-    "run_experiment", "ExperimentResult", "write_report",
+    "run_experiment", "ExperimentResult", "ResultRow", "write_report",
     # your own systems
     "Retriever", "RunFileRetriever", "load_retriever", "register_retriever",
     # errors

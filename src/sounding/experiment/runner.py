@@ -39,9 +39,10 @@ from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
 from ..pipeline import default_analyzer
 from ..search import Searcher
+from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
+from ..results import ResultRow, match_key, to_pandas
 from .settings import Setting, grid
 
-RESULTS_FORMAT = 1
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
 BEIR_MEASURES = ["nDCG@10", "R@100", "R@1000", "RR@100", "judged@10", "nDCG'@10", "bpref"]
 MRTYDI_MEASURES = ["RR@100", "R@100", "Success@100", "nDCG@10", "judged@10", "nDCG'@10", "bpref"]
@@ -52,10 +53,17 @@ GATE_POINTS = 0.01  # "more than one point below" a published figure or a compar
 @dataclass
 class ExperimentResult:
     out: Path
-    rows: list[dict]
+    rows: list[dict]  # results.json's objects; `results()` gives them typed
     gate_failures: list[str] = field(default_factory=list)
     crosscheck_failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
+
+    def results(self) -> list[ResultRow]:
+        return [ResultRow.from_dict(r) for r in self.rows]
+
+    def to_pandas(self):
+        """One DataFrame row per result, one column per measure (needs pandas)."""
+        return to_pandas(self.rows)
 
 
 def _one_writer(fn):
@@ -273,7 +281,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         from .retrievers import row_extras
 
         extra.update(row_extras(s, ds.name, out, per_query))
-    row = {
+    row = ResultRow.from_dict({
         "dataset": ds.name, **s.describe(), "metrics": metrics, "n_queries": len(ds.qrels),
         "crosscheck": {"ok": check.ok, "max_diff": check.max_diff,
                        **({"explained_by_float32": True} if check.explained_by_float32 else {})},
@@ -287,7 +295,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         "published": _published(ds.name, s), "model": extra.pop("model", None),
         "pool": _pool_holes(ds.qrels, unjudged), **extra,
         **({"ray": on_ray.info} if on_ray and _searches_bm25(s) else {}),
-    }
+    }).to_dict()
     _write_json(row_file, {"key": key, "row": row})
     return row
 
@@ -341,9 +349,8 @@ def gate_failures(rows: list[dict], measure: str = "nDCG@10") -> list[str]:
             failures.append(f"{row['dataset']} {row['setting']}: {measure} {ours:.4f} is {pub - ours:.4f} below "
                             f"the published {pub:.4f} ({row['published'].get('source', '?')})")
         for other in rows:
-            if (other["engine"] != "sounding" and other["dataset"] == row["dataset"] and other["layout"] == row["layout"]
-                    and other["k1"] == row["k1"] and other["b"] == row["b"]
-                    and ours < other["metrics"][measure] - GATE_POINTS):
+            if (other["engine"] not in ("sounding", "user") and row.get("layout") is not None
+                    and match_key(other) == match_key(row) and ours < other["metrics"][measure] - GATE_POINTS):
                 failures.append(f"{row['dataset']} {row['setting']}: {measure} {ours:.4f} is below {other['engine']} "
                                 f"({other['metrics'][measure]:.4f}) at matched settings")
     return failures

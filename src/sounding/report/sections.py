@@ -12,6 +12,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from ..results import match_key
 from .blocks import (MISSING, Cell, Chart, Para, Section, Table, megabytes, num_cell, per_second, pvalue,
                      seconds, setting_cell, signed4, text_cell)
 from .charts import bar_svg, boxplot_svg, colours
@@ -233,17 +234,12 @@ def _cqa_published_lines(res: Results, measures: list[str]) -> list[tuple[list[C
     return lines
 
 
-def _match_key(row: dict) -> tuple:
-    # a comparator matches a Sounding row when it ran the same arm and layout with the same k1 and b
-    return (row.get("dataset"), row.get("arm", "bm25"), row.get("layout"), row.get("k1"), row.get("b"))
-
-
 def _comparator_section(res: Results) -> Section:
     s = Section("comparators", "Comparator engines at matched settings")
     groups: dict[tuple, list[dict]] = {}
     for r in res.rows():
         if r.get("layout") is not None:  # a row that does not say its layout matches nothing
-            groups.setdefault(_match_key(r), []).append(r)
+            groups.setdefault(match_key(r), []).append(r)
     groups = {k: g for k, g in groups.items() if any(_engine(r) != "sounding" for r in g)}
     if not groups:
         s.blocks.append(Para("No comparator engine (bm25s, tantivy, PISA, Pyserini, ...) ran in this run.", "note"))

@@ -1,0 +1,96 @@
+"""Results of `sounding run`, typed: one `ResultRow` per dataset × setting, as results.json stores them.
+
+results.json is a list of row objects, each carrying `schema` (RESULTS_SCHEMA). The experiment writes
+rows through `ResultRow.to_dict`; the report, the regressions and API users read them back with
+`ResultRow.from_dict` (facts an arm or a user system adds — encode seconds, the pool, the test against
+BM25 — stay in `extra`, under their own names). Measure names are ir_measures-style; a name ending in
+"/raw" is the same measure with own hits kept (the BEIR convention drops them), e.g. "nDCG@10/raw".
+
+`match_key` is the one definition of "matched settings": two rows of different engines are compared
+(by the gate and the report) when they ran the same dataset, arm, layout, k1 and b.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterable, Mapping
+
+RESULTS_SCHEMA = 2
+RAW_SUFFIX = "/raw"
+
+
+@dataclass
+class ResultRow:
+    dataset: str
+    setting: str
+    engine: str = "sounding"
+    arm: str = "bm25"
+    layout: str | None = None
+    params: str | None = None
+    k1: float | None = None
+    b: float | None = None
+    lucene_norms: bool = False
+    model: Any = None  # the model a dense/sparse/rerank arm used, with its provenance
+    metrics: dict[str, float] = field(default_factory=dict)
+    n_queries: int = 0
+    queries_without_hits: int = 0
+    crosscheck: dict | None = None  # {"ok", "max_diff"[, "explained_by_float32"]}
+    published: dict | None = None  # the published figures at this setting, with their source
+    unverified_data: bool = False
+    hits: int | None = None
+    threads: int | None = None
+    search_seconds: float | None = None
+    qps: float | None = None
+    index_seconds: float | None = None
+    index_bytes: int | None = None
+    run_file: str = ""
+    per_query_file: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def raw_metrics(self) -> dict[str, float]:
+        """The measures scored with own hits kept, by their plain names."""
+        return {m[: -len(RAW_SUFFIX)]: v for m, v in self.metrics.items() if m.endswith(RAW_SUFFIX)}
+
+    @property
+    def match_key(self) -> tuple:
+        return match_key(self)
+
+    def to_dict(self) -> dict:
+        """The results.json object: the named fields, then `extra`'s entries, then the schema."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        if not self.unverified_data:
+            del out["unverified_data"]  # said only when true
+        return {**out, **self.extra, "schema": RESULTS_SCHEMA}
+
+    @classmethod
+    def from_dict(cls, row: Mapping) -> "ResultRow":
+        names = {f.name for f in fields(cls)} - {"extra"}
+        known = {k: v for k, v in row.items() if k in names}
+        return cls(**known, extra={k: v for k, v in row.items() if k not in names and k != "schema"})
+
+
+def match_key(row: ResultRow | Mapping) -> tuple:
+    """(dataset, arm, layout, k1, b): rows of different engines with the same key ran matched settings."""
+    get = (lambda k: getattr(row, k)) if isinstance(row, ResultRow) else (lambda k: row.get(k))
+    return (get("dataset"), get("arm") or "bm25", get("layout"), get("k1"), get("b"))
+
+
+def to_pandas(rows: Iterable[ResultRow | Mapping]):
+    """A pandas DataFrame, one row per result: the setting's fields and one column per measure
+    (pandas is optional: `pip install pandas`)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        from .errors import SoundingError
+
+        raise SoundingError("to_pandas needs pandas: pip install pandas") from None
+    records = []
+    for r in rows:
+        r = r if isinstance(r, ResultRow) else ResultRow.from_dict(r)
+        flat = {k: v for k, v in r.to_dict().items() if not isinstance(v, (dict, list))}
+        flat.pop("schema", None)
+        records.append({**flat, **r.metrics})
+    return pd.DataFrame.from_records(records)
+
+
+__all__ = ["RAW_SUFFIX", "RESULTS_SCHEMA", "ResultRow", "match_key", "to_pandas"]
