@@ -32,6 +32,7 @@ from typing import Callable, Iterable, Mapping
 import numba as nb
 import numpy as np
 
+from . import validate
 from .errors import SoundingError
 from .search.searcher import Results
 from .search.topk import _heap_push_topk
@@ -388,8 +389,8 @@ class SparseSearcher:
         return res
 
     def search_weights(self, qv: SparseVectors, qids: list[str], *, k: int = 1000, threads: int = 1) -> Results:
-        if k < 1:
-            raise SoundingError("k (hits per query) must be at least 1")
+        k, _ = validate.hits(k, self.index.n_docs)  # at most as many hits as documents: memory
+        threads = validate.threads(threads)
         n_q, n_docs = len(qids), self.index.n_docs
         vocab = len(self._offsets) - 1
         if len(qv.indices) and int(qv.indices.max()) >= vocab:

@@ -23,6 +23,7 @@ from typing import Iterable, Mapping, Sequence
 import numba as nb
 import numpy as np
 
+from .. import validate
 from ..errors import SoundingError
 from ..search.searcher import Results
 from ..search.topk import _heap_push_topk
@@ -159,8 +160,8 @@ class ExactIndex:
         Q = np.asarray(queries, dtype=np.float32)
         if Q.ndim != 2 or Q.shape[1] != self.dim:
             raise SoundingError(f"query vectors have shape {Q.shape}; the index has dimension {self.dim}")
-        if k < 1:
-            raise SoundingError("k (hits per query) must be at least 1")
+        validate.integer("hits (k)", k)
+        threads = validate.threads(threads)
         qids = list(qids) if qids is not None else [str(i) for i in range(len(Q))]
         n_q = len(Q)
         kk = min(k, self.n_docs) if self.n_docs else 1
