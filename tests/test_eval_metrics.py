@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sounding.errors import SoundingError
 from sounding.eval import evaluate, per_query_arrays, trec_order
+from trec_order import trec_cmp
 
 
 def ranked(docids):
@@ -188,14 +189,6 @@ def test_nan_scores_are_user_errors():
 
 DOCS = ["a", "b", "c", "d", "e", "f", "9", "10", "100", "x1", "x2", "y"]
 CUTS = (1, 2, 3, 5, 10)
-
-
-def trec_cmp(x, y):
-    """trec_eval's comparator, written out: score descending, then strcmp(docid) descending."""
-    (dx, sx), (dy, sy) = x, y
-    if sx != sy:
-        return -1 if sx > sy else 1
-    return (dx < dy) - (dx > dy)
 
 
 @st.composite

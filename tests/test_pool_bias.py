@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import tempfile
 import warnings
-from functools import cmp_to_key
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -125,14 +124,6 @@ def test_bad_names_are_one_line_user_errors(text):
 
 
 # ---------------------------------------------------------------------------------------- random data
-
-
-def trec_cmp(x, y):
-    """trec_eval's comparator, written out: score descending, then strcmp(docid) descending."""
-    (dx, sx), (dy, sy) = x, y
-    if sx != sy:
-        return -1 if sx > sy else 1
-    return (dx < dy) - (dx > dy)
 
 
 @st.composite
