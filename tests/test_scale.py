@@ -176,12 +176,14 @@ def test_cli_shard_index_and_search(corpus, single, tmp_path):
     queries = synthetic_queries()
     (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in queries.items()))
     assert main(["shard-index", str(corpus_file), "--out", str(tmp_path / "ix"), "--shards", "3"]) == 0
-    assert main(["shard-search", str(tmp_path / "ix"), "--queries", str(tmp_path / "q.tsv"), "--run",
+    assert main(["search", str(tmp_path / "ix"), "--queries", str(tmp_path / "q.tsv"), "--run",
                  str(tmp_path / "b.run"), "--layout", "multifield", "--hits", "100"]) == 0
     write_run(single.search(queries, layout="multifield", k=100).to_run(), tmp_path / "a.run")
     assert filecmp.cmp(tmp_path / "a.run", tmp_path / "b.run", shallow=False)
-    assert main(["shard-search", str(tmp_path / "nope"), "--queries", str(tmp_path / "q.tsv"), "--run",
+    assert main(["search", str(tmp_path / "nope"), "--queries", str(tmp_path / "q.tsv"), "--run",
                  str(tmp_path / "c.run")]) == 2
+    assert main(["search", str(tmp_path / "ix"), "--queries", str(tmp_path / "q.tsv"), "--run",
+                 str(tmp_path / "d.run"), "--typos"]) == 2  # what a shard cannot do exactly is refused
 
 
 def _write_corpus(docs, path: Path) -> Path:

@@ -10,6 +10,7 @@ from rich.progress import Progress
 
 from .app import app
 from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
+from .scale_cmds import RAY_HELP
 
 console = Console(stderr=True)
 
@@ -62,7 +63,7 @@ def _gib(value: float) -> int:
 
 @app.command("search")
 def search_cmd(
-    index: Annotated[Path, typer.Argument(help="index folder")],
+    index: Annotated[Path, typer.Argument(help="index folder (a sharded one, holding shards.json, too)")],
     queries: Queries,
     run: RunFile,
     layout: LayoutName = "flat",
@@ -77,14 +78,22 @@ def search_cmd(
     proximity: float = typer.Option(0.0, help="weight of the term-proximity bonus (index needs --positions; 0.05 is the measured default for bm25f)"),
     typos: bool = typer.Option(False, "--typos", help="also match index terms within a typo budget (down-weighted)"),
     tag: Tag = "sounding",
+    ray: str = typer.Option(None, "--ray", help="a sharded index: search its shards on Ray (" + RAY_HELP + ")"),
+    num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs of a local Ray instance (--ray local)"),
 ) -> None:
-    """Search an index with BM25 and write a TREC run file (gzip for a .gz name)."""
+    """Search an index with BM25 and write a TREC run file (gzip for a .gz name). A sharded index is
+    searched shard by shard with merged statistics and an exact top-k merge: the same run file."""
     from ..datasets import load_queries
     from ..io import check_output_file
     from ..search import Searcher
     from ..search.stream import search_to_run
 
     check_output_file(run)  # before the search: a bad --run fails in a second
+    if ray or (index / "shards.json").is_file():  # a sharded index (scale.shards.SHARDS_FILE)
+        return _search_sharded(index, load_queries(queries), run, ray, num_cpus, tag, remove_self_hits,
+                               dict(layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
+                                    title_weight=title_weight, proximity=proximity, typos=typos,
+                                    anserini_ties=anserini_ties))
     stats = search_to_run(Searcher(index), load_queries(queries), run, tag=tag, remove_self_hits=remove_self_hits,
                           layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
                           title_weight=title_weight, proximity=proximity, typos=typos, anserini_ties=anserini_ties)
@@ -92,6 +101,25 @@ def search_cmd(
     console.print(f"{stats.queries:,} queries in {stats.search_seconds:.2f} s ({stats.queries_per_second:,.0f} q/s); "
                   f"setup {stats.setup_seconds:.2f} s (BM25 setting, kernels); {stats.lines:,} lines written in "
                   f"{stats.write_seconds:.2f} s ({stats.lines_per_second:,.0f} lines/s) → {run}")
+
+
+def _search_sharded(index: Path, items, run: Path, ray: str | None, num_cpus: int | None, tag: str,
+                    remove_self_hits: bool, options: dict) -> None:
+    """`sounding search` on a sharded index: every shard, merged statistics, exact top-k merge."""
+    from ..eval.trec import write_run
+    from ..scale import ShardedSearcher
+
+    if ray:
+        from ..scale.ray_backend import RayShardedSearcher, ray_session
+
+        with ray_session(ray, num_cpus=num_cpus), RayShardedSearcher(index) as searcher:
+            results = searcher.search(items, **options)
+    else:
+        results = ShardedSearcher(index).search(items, **options)
+    _notes(results)
+    write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
+    console.print(f"{len(results.qids):,} queries over {results.settings['n_shards']} shards in {results.seconds:.2f} s "
+                  f"({results.queries_per_second:,.0f} q/s) → {run}")
 
 
 def _notes(results) -> None:

@@ -1,14 +1,12 @@
-"""CLI commands: `sounding shard-index` and `sounding shard-search` (sharded indexes, optionally on Ray)."""
+"""CLI command: `sounding shard-index` (sharded indexes, optionally on Ray); `sounding search` searches them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from .app import app
-from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
 
 console = Console(stderr=True)
 
@@ -60,41 +58,3 @@ def shard_index_cmd(
     sizes = ", ".join(f"{s.n_docs:,}" for s in shard_set.shards)
     console.print(f"indexed {shard_set.n_docs:,} documents into {shard_set.n_shards} shards ({sizes}) in "
                   f"{shard_set.build.get('seconds', 0):.1f} s on {shard_set.build.get('backend')} → {out}")
-
-
-@app.command("shard-search")
-def shard_search_cmd(
-    index: Annotated[Path, typer.Argument(help="sharded index folder (holding shards.json)")],
-    queries: Queries,
-    run: RunFile,
-    layout: LayoutName = "flat",
-    k1: K1 = 0.9,
-    b: B = 0.4,
-    hits: Hits = 1000,
-    threads: int = typer.Option(1, help="search threads per shard (results do not depend on it)"),
-    lucene_norms: LuceneNorms = False,
-    title_weight: TitleWeight = None,
-    remove_self_hits: RemoveSelfHits = False,
-    tag: Tag = "sounding",
-    ray: str = typer.Option(None, "--ray", help=RAY_HELP),
-    num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs of a local Ray instance (--ray local)"),
-) -> None:
-    """Search a sharded index (every shard, merged statistics, exact top-k merge) and write a TREC run
-    file, byte-identical to searching the unsharded index."""
-    from ..datasets import load_queries
-    from ..eval.trec import write_run
-
-    items = load_queries(queries)
-    kwargs = dict(layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms, title_weight=title_weight)
-    if ray:
-        from ..scale.ray_backend import RayShardedSearcher, ray_session
-
-        with ray_session(ray, num_cpus=num_cpus), RayShardedSearcher(index) as searcher:
-            results = searcher.search(items, **kwargs)
-    else:
-        from ..scale import ShardedSearcher
-
-        results = ShardedSearcher(index).search(items, **kwargs)
-    write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
-    console.print(f"{len(results.qids):,} queries over {results.settings['n_shards']} shards in {results.seconds:.2f} s "
-                  f"({results.queries_per_second:,.0f} q/s) → {run}")
