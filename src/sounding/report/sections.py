@@ -370,8 +370,9 @@ def _most_unjudged(row: dict) -> str:
 def _pool_bias_section(res: Results) -> Section:
     s = Section("pool-bias", "Pool bias: judged-only scores")
     s.blocks.append(Para(
-        f"BEIR's judgements were pooled mostly from lexical systems, and nDCG@10 counts every unjudged hit as "
-        f"non-relevant. {JUDGED_ONLY} (trec_eval -J: unjudged hits dropped, the rest ranked again; Sakai's "
+        f"Most documents a system ranks high on a BEIR dataset were never judged (the judgements come from "
+        f"pools of earlier, mostly lexical, systems or from the source collection), and nDCG@10 counts every "
+        f"unjudged hit as non-relevant. {JUDGED_ONLY} (trec_eval -J: unjudged hits dropped, the rest ranked again; Sakai's "
         f"condensed list) and bpref (Buckley & Voorhees) score only the judged hits. Per dataset: each setting's "
         f"nDCG@10, {JUDGED_ONLY}, their difference, judged@10 and bpref; its place among the settings by "
         f"nDCG@10 and by {JUDGED_ONLY} (1 = best, equal values share a place) and the change (+ = moves up when "
