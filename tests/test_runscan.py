@@ -83,3 +83,23 @@ def test_cli_eval_uses_it(tmp_path, capsys):
     assert main(["eval", str(tmp_path / "q.txt"), str(path), "-m", "AP", "-m", "nDCG@10", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out == evaluate(qrels, run, ["AP", "nDCG@10"])
+
+
+def test_two_parts_scanned_side_by_side_give_the_same(tmp_path, monkeypatch):
+    from sounding.eval import runscan
+
+    monkeypatch.setattr(runscan, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(runscan.os, "cpu_count", lambda: 2)
+    qrels, run = _data(3, queries=30)
+    lines = write_run(run, tmp_path / "r.run").read_text().splitlines(keepends=True)
+    half = len(lines) // 2
+    texts = {"whole": "".join(lines),
+             "a query on both sides of the cut": "".join(lines[:half] + lines[half + 3 :] + lines[half : half + 3]),
+             "one query only": "".join(line for line in lines if line.startswith("q1 "))}
+    for name, text in texts.items():
+        p = tmp_path / "v.run"
+        p.write_text(text)
+        expected = evaluate(qrels, read_run(p), MEASURES, remove_self_hits=True, per_query=True)
+        got, counts = evaluate_run_file(qrels, p, MEASURES, remove_self_hits=True, per_query=True, fast=True)
+        assert got == expected, name
+        assert counts == {q: len(h) for q, h in read_run(p).items()}, name

@@ -16,6 +16,8 @@ the exact fast path (hexadecimal, long mantissas), a query whose lines are not c
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit, types
@@ -26,6 +28,7 @@ from .measures import Measure
 from .metrics import _WHOLE_RANKING, Qrels, _query_values
 
 _OK, _FALLBACK = 0, 1
+_PARALLEL_MIN_BYTES = 64 << 20  # below, one thread: starting a second costs more than it saves
 
 
 # byte classes: 0 part of a field, 1 whitespace inside a line (bytes.split()'s, but newline), 2 newline,
@@ -270,11 +273,25 @@ def scan(data: bytes, qrels: Qrels, qids: list[str], ms: list[Measure], remove_s
     np.cumsum([len(ds) for ds in jd], out=jq_first[1:])
     as_array = lambda b: np.frombuffer(b, np.uint8) if b else np.zeros(1, np.uint8)  # noqa: E731
     horizon = math.inf if any(m.k is None or m.name in _WHOLE_RANKING for m in ms) else max(m.k for m in ms)
-    status, ranks, hits, g_qa, g_qz, g_n = scan_and_rank(
-        np.frombuffer(data, np.uint8), as_array(b"".join(jq)), jq_ptr, as_array(b"".join(flat)), jd_ptr, jq_first,
-        bool(remove_self_hits), float(min(horizon, 2.0**62)))
-    if status != _OK:
+    tables = (as_array(b"".join(jq)), jq_ptr, as_array(b"".join(flat)), jd_ptr, jq_first, bool(remove_self_hits),
+              float(min(horizon, 2.0**62)))
+    buf = np.frombuffer(data, np.uint8)
+    cuts = _cuts(data, min(os.cpu_count() or 1, 2) if len(data) >= _PARALLEL_MIN_BYTES else 1)
+    if len(cuts) == 2:
+        parts = [scan_and_rank(buf, *tables)]
+    else:  # parts of the file, each ending where a query does, scanned side by side (the kernel holds no GIL)
+        with ThreadPoolExecutor(len(cuts) - 1) as pool:
+            parts = list(pool.map(lambda a, z: scan_and_rank(buf[a:z], *tables), cuts[:-1], cuts[1:]))
+    if any(p[0] != _OK for p in parts):
         return None
+    ranks, hits = sum(p[1] for p in parts), sum(p[2] for p in parts)  # each query is in one part
+    counts: dict[str, int] = {}
+    for start, (_, _, _, g_qa, g_qz, g_n) in zip(cuts, parts):
+        for a, z, c in zip(g_qa.tolist(), g_qz.tolist(), g_n.tolist()):
+            q = data[start + a : start + z].decode("ascii")
+            if q in counts:
+                return None  # a query in two parts: its lines are not contiguous, the checked reader decides
+            counts[q] = c
     table = np.zeros((len(qids), len(ms)))
     ranks_l, hits_l = ranks.tolist(), hits.tolist()
     first = jq_first.tolist()
@@ -285,5 +302,29 @@ def scan(data: bytes, qrels: Qrels, qids: list[str], ms: list[Measure], remove_s
         judgements = qrels[q]
         found = [(r, g) for r, g in zip(ranks_l[first[i] : first[i + 1]], judgements.values()) if r]
         table[i] = _query_values(ms, judgements, [r for r, _ in found], [g for _, g in found], n)
-    counts = {data[a:z].decode("ascii"): c for a, z, c in zip(g_qa.tolist(), g_qz.tolist(), g_n.tolist())}
     return table, counts
+
+
+def _cuts(data: bytes, parts: int) -> list[int]:
+    """Offsets splitting the file into `parts` pieces at line starts, each moved on to where the first field
+    (the qid) changes, so that no query is split (if one were, `scan` would notice and give up)."""
+    cuts = [0]
+    for p in range(1, parts):
+        pos = data.find(b"\n", max(cuts[-1], len(data) * p // parts)) + 1
+        if pos <= 0:
+            break
+        line_end = data.find(b"\n", pos)
+        fields = data[pos : line_end if line_end >= 0 else len(data)].split(None, 1)
+        qid = fields[0] if fields else None
+        for _ in range(100_000):  # past the lines of the query at the cut
+            if pos >= len(data) or qid is None:
+                break
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end
+            fields = data[pos:end].split(None, 1)
+            if not fields or fields[0] != qid:
+                break
+            pos = end + 1
+        if cuts[-1] < pos < len(data):
+            cuts.append(pos)
+    return cuts + [len(data)]
