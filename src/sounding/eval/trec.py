@@ -348,10 +348,14 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
             form = "'query-id<TAB>corpus-id<TAB>score'" if tsv else "'qid iter docid grade'"
             raise DataError(path, lineno, f"expected {want} columns {form}, found {len(fields)}")
         qid, docid = fields[0], fields[-2]
-        try:
-            grade = _parse_grade(fields[-1])
-        except ValueError as e:
-            raise DataError(path, lineno, str(e)) from None
+        g = fields[-1]
+        if g.isdigit() and len(g) < 19:  # the common case inline (ASCII digits, within a long)
+            grade = int(g)
+        else:
+            try:
+                grade = _parse_grade(g)
+            except ValueError as e:
+                raise DataError(path, lineno, str(e)) from None
         if not qid or not docid:
             raise DataError(path, lineno, "empty query or document id")
         judged = qrels.setdefault(_text(qid, path, lineno), {})
