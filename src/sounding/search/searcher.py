@@ -118,7 +118,8 @@ class Searcher:
         self._docs = np.asarray(ix.docs)
         self._tfs = np.asarray(ix.tfs)
         self._rank = np.asarray(ix.docid_rank)
-        self._rank_to_doc = np.argsort(self._rank).astype(np.int64)
+        self._rank_to_doc = np.empty(len(self._rank), np.int64)  # the inverse permutation, in O(n)
+        self._rank_to_doc[self._rank] = np.arange(len(self._rank), dtype=np.int64)
         self._rank_bits = max(1, int(self.index.n_docs - 1).bit_length())  # ranks are 0..n_docs-1
         if stats is None:
             self._df, self._field_stats = np.diff(self._offsets, axis=1), ix.manifest.field_stats
