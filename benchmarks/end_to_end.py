@@ -17,11 +17,12 @@ Cases:
 - eval, 10,000 queries × 1,000 hits (benchmarks/eval_speed.py's synthetic data, written as a run file
   beforehand), measures nDCG@10, R@100, AP: `sounding eval --json` against a pytrec_eval script (plain
   line loop, RelevanceEvaluator, means) and `trec_eval -m ndcg_cut.10 -m recall.100 -m map` when a
-  trec_eval binary is on PATH. Means are compared (1e-12).
+  trec_eval binary is on PATH. The means must agree to 1e-12 (else exit 1).
 
-Prints a table and one JSON line. This script imports neither numpy nor Sounding: a child's peak RSS
-starts from its parent's (fork), so the parent stays small and builds its data in child processes. The figures are the machine's at the time; synthetic corpora give
-speed and memory figures at NQ's shape, never effectiveness claims.
+Prints a table and one JSON line. The figures are the machine's at the time; synthetic corpora give speed
+and memory figures at NQ's shape, never effectiveness claims. This script imports neither numpy nor
+Sounding: a child's peak RSS starts from its parent's (fork), so the parent stays small and builds its
+data in child processes.
 """
 from __future__ import annotations
 
@@ -242,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         if "max_abs_diff_means" in r:
             print(f"{'':<46} means equal to {r['max_abs_diff_means']:.1e}")
     print(json.dumps({"benchmark": "end_to_end", "cpus": os.cpu_count(), "rows": rows}))
-    return 0
+    return 1 if any(r.get("max_abs_diff_means", 0.0) > 1e-12 for r in rows) else 0
 
 
 if __name__ == "__main__":

@@ -374,7 +374,9 @@ class RunWriter:
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self._file = open(self._tmp, "wb")
         gz = self.path.name.endswith(".gz") if gz is None else gz
-        self._out = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0, compresslevel=GZIP_LEVEL) if gz else self._file
+        self._out = self._file
+        if gz:
+            self._out = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0, compresslevel=GZIP_LEVEL)
 
     def write(self, qids: Sequence[str], docs: np.ndarray, scores: np.ndarray, counts: np.ndarray, *,
               rows: np.ndarray | None = None, remove_self_hits: bool = False) -> None:
@@ -404,8 +406,9 @@ class RunWriter:
         size = int((counts[rows] * per_line).sum())
         docs = np.ascontiguousarray(docs)
         scores = np.ascontiguousarray(scores)
-        out, ends, status, lines = format_queries(rows, qblob, qptr, docs, scores, counts, self.table.blob, self.table.starts,
-                                           self.rank, self._tag, bool(remove_self_hits), self._buffer(size))
+        out, ends, status, lines = format_queries(rows, qblob, qptr, docs, scores, counts, self.table.blob,
+                                                  self.table.starts, self.rank, self._tag, bool(remove_self_hits),
+                                                  self._buffer(size))
         if not status.any():
             self._emit(memoryview(out)[: ends[-1]], lines)
             return
