@@ -232,6 +232,20 @@ def test_disk_full_during_sounding_run_in_a_fresh_process(small_fs, tmp_path):
     _no_temp_files(fs / "out")
 
 
+def test_index_check_finds_a_damaged_file(tiny, tmp_path, capsys):
+    ix, _ = tiny
+    assert main(["index", str(ix), "--check"]) == 0
+    assert "intact" in capsys.readouterr().err
+    bad = tmp_path / "bad"
+    shutil.copytree(ix, bad)
+    gen = next(p for p in bad.iterdir() if p.name.startswith("gen-"))
+    data = bytearray((gen / "docs.npy").read_bytes())
+    data[-1] ^= 1
+    (gen / "docs.npy").write_bytes(bytes(data))
+    assert main(["index", str(bad), "--check"]) == 2
+    _one_line_error(capsys.readouterr().err, "damaged index", "docs.npy")
+
+
 # -- one writer at a time ---------------------------------------------------------------------------------------
 def test_second_index_writer_fails_in_one_line(tmp_path):
     corpus = tmp_path / "c.jsonl"

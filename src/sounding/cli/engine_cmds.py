@@ -17,8 +17,9 @@ console = Console(stderr=True)
 
 @app.command("index")
 def index_cmd(
-    dataset: str = typer.Argument(..., help="dataset name (see `sounding datasets`), dataset folder, or corpus file"),
-    out: Path = typer.Option(..., "--out", "-o", help="index folder to write (replaced atomically)"),
+    dataset: str = typer.Argument(..., help="dataset name (see `sounding datasets`), dataset folder, or corpus file; "
+                                  "with --check, the index folder"),
+    out: Path = typer.Option(None, "--out", "-o", help="index folder to write (replaced atomically)"),
     analyzer: str = typer.Option(None, help="analyzer name (default: the dataset language's Lucene-parity chain)"),
     data_dir: Path = typer.Option(None, "--data-dir", help="folder holding local dataset copies"),
     positions: bool = typer.Option(False, "--positions", help="store token positions (for --proximity)"),
@@ -27,12 +28,18 @@ def index_cmd(
     workers: int = typer.Option(None, "--workers", min=1, help="analysis processes (default: all cores; the index is the same)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="index a dataset copy whose counts differ from the registry's"),
     memory: float = typer.Option(1.0, "--memory", help="GiB of postings held before a sorted run is written to disk and merged at the end (the index is the same)"),
+    check: bool = typer.Option(False, "--check", help="verify an existing index's files against its checksums; build nothing"),
 ) -> None:
-    """Build a BM25 index (title, text and flat fields) from a corpus."""
+    """Build a BM25 index (title, text and flat fields) from a corpus, or check one (--check)."""
+    from ..errors import SoundingError
     from ..pipeline import index_dataset
 
+    if check:
+        return _check_index(Path(dataset))
+    if out is None:
+        raise SoundingError("give the index folder to write: --out INDEX")
+
     if shards or ray:
-        from ..errors import SoundingError
         from .scale_cmds import shard_index_cmd
 
         if not shards:
@@ -53,6 +60,19 @@ def index_cmd(
         + (f"; {report.empty_docs:,} empty" if report.empty_docs else "")
         + (f"; {report.docs_without_title:,} without title" if report.docs_without_title else "")
     )
+
+
+def _check_index(root: Path) -> None:
+    """Open the index with every file's crc32 checked against its manifest (a damaged file is a one-line error)."""
+    import time
+
+    from ..index import Index
+    from ..index.format import live_generation
+
+    t0 = time.perf_counter()
+    ix = Index(root, verify=True)
+    console.print(f"{root}: generation {live_generation(root).name} intact ({len(ix.manifest.checksums)} files, {ix.n_docs:,} documents, "
+                  f"{ix.manifest.n_terms:,} terms, format {ix.manifest.version}) in {time.perf_counter() - t0:.1f} s")
 
 
 def _gib(value: float) -> int:
