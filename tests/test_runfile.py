@@ -74,7 +74,9 @@ def test_search_to_run_streams_the_same_bytes(tie_index, tmp_path):
             assert stats.lines == sum(map(len, expected.values())) and stats.queries == len(queries)
             assert sorted(stats.settings["empty_queries"]) == sorted(whole.settings["empty_queries"])
             assert "q-empty" in stats.empty_queries
-        search_to_run(s, queries, tmp_path / "b.run.gz", tag="x", remove_self_hits=True, k=50, **opts)
+        search_to_run(s, queries, tmp_path / "b.run.gz", tag="x", remove_self_hits=True, k=50, batch=7, **opts)
+        write_run(expected, tmp_path / "a.run.gz", tag="x")
+        assert (tmp_path / "b.run.gz").read_bytes() == (tmp_path / "a.run.gz").read_bytes()  # gzip bytes too
         assert gzip.decompress((tmp_path / "b.run.gz").read_bytes()) == (tmp_path / "a.run").read_bytes()
         assert read_run(tmp_path / "b.run.gz") == read_run(tmp_path / "a.run")
 
