@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+import os
 import threading
 import time
 from collections import Counter
@@ -23,7 +24,8 @@ from .layouts import Layout
 
 
 SUM_LAYOUTS = ("flat", "multifield")  # one group of clauses: the pruned sum kernel
-IMPACT_BLOCK = 1 << 22  # postings per block when computing impacts (4 M: temporaries of ~50 MB)
+IMPACT_BLOCK = 1 << 22  # postings per block when computing impacts (4 M), released block by block
+SETUP_THREADS = 4  # at most, for a setting's impacts (compiled, no GIL): whatever cores the machine has, up to this
 
 
 def _release_pages(view: np.ndarray) -> None:
@@ -371,12 +373,23 @@ class Searcher:
         if self._impact_cache.get("key") != key:
             self._impact_cache = {}  # free the previous setting's impacts before building these
             out = np.empty(hi - lo, dtype=np.float32)
+            blocks = []  # (field, start, end): each block's tf pages are released once its impacts are made
             for f in range(self._offsets.shape[0]):
                 a, z = max(lo, int(self._offsets[f, 0])), min(hi, int(self._offsets[f, -1]))
-                for start in range(a, z, IMPACT_BLOCK):  # in blocks, each block's tf pages released after
-                    end = min(z, start + IMPACT_BLOCK)
-                    windowed.fill_impacts(self._tfs, self._docs, norms[f], out, lo, start, end)
-                    _release_pages(self._tfs[start:end])  # the kernel reads impacts, not tfs
+                blocks += [(f, start, min(z, start + IMPACT_BLOCK)) for start in range(a, z, IMPACT_BLOCK)]
+
+            def fill(block) -> None:
+                f, start, end = block
+                windowed.fill_impacts(self._tfs, self._docs, norms[f], out, lo, start, end)
+                _release_pages(self._tfs[start:end])  # the kernel reads impacts, not tfs
+
+            workers = min(SETUP_THREADS, os.cpu_count() or 1, len(blocks))
+            if workers > 1:  # each posting's impact is computed alone: the same bits whatever the split
+                with ThreadPoolExecutor(workers, thread_name_prefix="sounding-impacts") as pool:
+                    list(pool.map(fill, blocks))
+            else:
+                for block in blocks:
+                    fill(block)
             self._impact_cache = {"key": key, "impacts": out, "norms": norms}
         return self._impact_cache["impacts"], lo
 
