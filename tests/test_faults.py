@@ -246,6 +246,26 @@ def test_index_check_finds_a_damaged_file(tiny, tmp_path, capsys):
     _one_line_error(capsys.readouterr().err, "damaged index", "docs.npy")
 
 
+def test_opening_checks_a_generation_once_then_when_a_file_changes(tiny, tmp_path, capsys):
+    ix, _ = tiny
+    copy = tmp_path / "copy"
+    shutil.copytree(ix, copy)
+    Index(copy)  # full check, then the stamp
+    gen = next(p for p in copy.iterdir() if p.name.startswith("gen-"))
+    assert (gen / ".verified").is_file()
+    tfs = gen / "tfs.npy"
+    st = tfs.stat()
+    data = bytearray(tfs.read_bytes())
+    data[-1] ^= 1
+    tfs.write_bytes(bytes(data))
+    with pytest.raises(SoundingError, match="checksum of tfs.npy"):
+        Index(copy)  # a changed file is checked again
+    os.utime(tfs, ns=(st.st_atime_ns, st.st_mtime_ns))  # the same size and time: only --check reads it
+    Index(copy)
+    assert main(["index", str(copy), "--check"]) == 2
+    _one_line_error(capsys.readouterr().err, "damaged index", "tfs.npy")
+
+
 # -- one writer at a time ---------------------------------------------------------------------------------------
 def test_second_index_writer_fails_in_one_line(tmp_path):
     corpus = tmp_path / "c.jsonl"

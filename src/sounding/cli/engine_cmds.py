@@ -70,7 +70,7 @@ def _check_index(root: Path) -> None:
     from ..index.format import live_generation
 
     t0 = time.perf_counter()
-    ix = Index(root, verify=True)
+    ix = Index(root, verify="always")
     console.print(f"{root}: generation {live_generation(root).name} intact ({len(ix.manifest.checksums)} files, {ix.n_docs:,} documents, "
                   f"{ix.manifest.n_terms:,} terms, format {ix.manifest.version}) in {time.perf_counter() - t0:.1f} s")
 

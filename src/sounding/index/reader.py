@@ -1,30 +1,41 @@
 """Open a built index: validate the manifest, check file checksums, map the arrays from disk."""
 from __future__ import annotations
 
+import contextlib
+import json
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import SoundingError
+from ..io import atomic_write
 from .docids import DocIds
 from .format import ARRAYS, TEXT_FILES, Manifest, crc32_file, live_generation
 
 
-class Index:
-    """A read-only index. Arrays are memory-mapped, so opening costs little beyond the checks."""
+STAMP = ".verified"  # in a generation: the state (size, mtime) of its files when their checksums last matched
 
-    def __init__(self, path: str | Path, *, verify: bool = True):
+
+class Index:
+    """A read-only index. Arrays are memory-mapped, so opening costs little beyond the checks.
+
+    `verify`: True checks every file's crc32 against the manifest the first time a generation is
+    opened, then again only when a file's size or modification time changed (the generation's
+    `.verified` stamp, written where the folder is writable); "always" reads every byte every time
+    (`sounding index INDEX --check`); False checks nothing."""
+
+    def __init__(self, path: str | Path, *, verify: bool | str = True):
         self.root = Path(path)
         self.folder = live_generation(self.root)
         self.manifest = Manifest.from_json((self.folder / "manifest.json").read_text(), self.folder)
         extra = ["pos_offsets", "positions"] if self.manifest.positions else []
-        for name in [f"{a}.npy" for a in ARRAYS + tuple(extra)] + list(TEXT_FILES):
-            p = self.folder / name
-            if not p.is_file():
+        names = [f"{a}.npy" for a in ARRAYS + tuple(extra)] + list(TEXT_FILES)
+        for name in names:
+            if not (self.folder / name).is_file():
                 raise SoundingError(f"{self.root}: damaged index: {name} is missing")
-            if verify and self.manifest.checksums.get(name) != crc32_file(p):
-                raise SoundingError(f"{self.root}: damaged index: checksum of {name} does not match its manifest")
+        if verify:
+            self._verify(names, always=verify == "always")
         try:
             arrays = {a: np.load(self.folder / f"{a}.npy", mmap_mode="r") for a in ARRAYS + tuple(extra)}
         except ValueError as e:
@@ -35,6 +46,20 @@ class Index:
         m = self.manifest
         if self.offsets.shape != (len(m.fields), m.n_terms + 1) or self.lengths.shape != (len(m.fields), m.n_docs):
             raise SoundingError(f"{self.root}: damaged index: array shapes disagree with the manifest")
+
+    def _verify(self, names: list[str], *, always: bool) -> None:
+        state = json.dumps({n: [(st := (self.folder / n).stat()).st_size, st.st_mtime_ns] for n in sorted(names)})
+        stamp = self.folder / STAMP
+        try:
+            if not always and stamp.read_text() == state:
+                return
+        except OSError:
+            pass
+        for name in names:
+            if self.manifest.checksums.get(name) != crc32_file(self.folder / name):
+                raise SoundingError(f"{self.root}: damaged index: checksum of {name} does not match its manifest")
+        with contextlib.suppress(SoundingError):  # a read-only index is checked in full each time
+            atomic_write(stamp, state)
 
     @property
     def analyzer(self) -> str:
