@@ -252,7 +252,7 @@ def test_opening_checks_a_generation_once_then_when_a_file_changes(tiny, tmp_pat
     shutil.copytree(ix, copy)
     Index(copy)  # full check, then the stamp
     gen = next(p for p in copy.iterdir() if p.name.startswith("gen-"))
-    assert (gen / ".verified").is_file()
+    assert (copy / f".verified-{gen.name}").is_file()
     tfs = gen / "tfs.npy"
     st = tfs.stat()
     data = bytearray(tfs.read_bytes())

@@ -95,6 +95,12 @@ def live_generation(root: Path) -> Path:
     return gen
 
 
+def verified_stamp(generation: str) -> str:
+    """Name of the file, beside the generations, that records the state (size, mtime) of a generation's
+    files when their checksums last matched (index/reader.py); it goes with its generation."""
+    return f".verified-{generation}"
+
+
 def commit_generation(root: Path, built: Path) -> Path:
     """Make `built` (a finished folder inside `root`) the live generation, then drop older ones."""
     old = (root / "CURRENT").read_text().strip() if (root / "CURRENT").is_file() else None
@@ -103,6 +109,7 @@ def commit_generation(root: Path, built: Path) -> Path:
     os.replace(tmp, root / "CURRENT")  # the atomic step
     if old and old != built.name:
         _remove_tree(root / old)
+        (root / verified_stamp(old)).unlink(missing_ok=True)
     return built
 
 

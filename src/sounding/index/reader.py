@@ -11,18 +11,17 @@ import numpy as np
 from ..errors import SoundingError
 from ..io import atomic_write
 from .docids import DocIds
-from .format import ARRAYS, TEXT_FILES, Manifest, crc32_file, live_generation
+from .format import ARRAYS, TEXT_FILES, Manifest, crc32_file, live_generation, verified_stamp
 
 
-STAMP = ".verified"  # in a generation: the state (size, mtime) of its files when their checksums last matched
 
 
 class Index:
     """A read-only index. Arrays are memory-mapped, so opening costs little beyond the checks.
 
     `verify`: True checks every file's crc32 against the manifest the first time a generation is
-    opened, then again only when a file's size or modification time changed (the generation's
-    `.verified` stamp, written where the folder is writable); "always" reads every byte every time
+    opened, then again only when a file's size or modification time changed (the stamp
+    `.verified-<generation>` beside it, written where the folder is writable); "always" reads every byte every time
     (`sounding index INDEX --check`); False checks nothing."""
 
     def __init__(self, path: str | Path, *, verify: bool | str = True):
@@ -49,7 +48,7 @@ class Index:
 
     def _verify(self, names: list[str], *, always: bool) -> None:
         state = json.dumps({n: [(st := (self.folder / n).stat()).st_size, st.st_mtime_ns] for n in sorted(names)})
-        stamp = self.folder / STAMP
+        stamp = self.root / verified_stamp(self.folder.name)
         try:
             if not always and stamp.read_text() == state:
                 return
