@@ -305,12 +305,19 @@ def test_two_concurrent_index_builds_race(tmp_path):
 
 
 # -- kill -9 mid-write: the previous state survives, the next writer cleans up ------------------------------------
-def _kill_after(cmd, seconds: float, env=None) -> None:
+def _kill_after(cmd, seconds: float, env=None, when=None) -> bool:
+    """Run `sounding CMD` and kill -9 it after `seconds`, or as soon as `when()` holds (mid-write);
+    False if it finished first."""
     p = subprocess.Popen([sys.executable, "-m", "sounding", *map(str, cmd)], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}, start_new_session=True)
-    time.sleep(seconds)
-    os.killpg(p.pid, signal.SIGKILL)
+    deadline = time.monotonic() + (120 if when else seconds)
+    while time.monotonic() < deadline and p.poll() is None and not (when and when()):
+        time.sleep(0.01)
+    killed = p.poll() is None
+    if killed:
+        os.killpg(p.pid, signal.SIGKILL)
     p.wait()
+    return killed
 
 
 def test_kill_during_index_keeps_the_old_index_and_next_build_cleans(tmp_path):
@@ -320,7 +327,8 @@ def test_kill_during_index_keeps_the_old_index_and_next_build_cleans(tmp_path):
     big.write_text("".join(json.dumps({"_id": f"d{i}", "title": "t", "text": f"alpha w{i} beta " * 40}) + "\n"
                            for i in range(60000)))
     assert _sounding("index", small, "--out", tmp_path / "ix").returncode == 0
-    _kill_after(["index", big, "--out", tmp_path / "ix", "--workers", "1"], 4)
+    mid_build = lambda: any(p.name.startswith("gen-") and ".partial-" in p.name for p in (tmp_path / "ix").iterdir())
+    assert _kill_after(["index", big, "--out", tmp_path / "ix", "--workers", "1"], 0, when=mid_build)
     assert Index(tmp_path / "ix").n_docs == 10  # the committed generation is untouched
     assert _sounding("index", small, "--out", tmp_path / "ix").returncode == 0
     _no_temp_files(tmp_path / "ix")
@@ -364,7 +372,8 @@ def _mini_dataset(root: Path, n_docs=300) -> Path:
 def test_kill_during_run_then_rerun_is_complete_and_clean(tmp_path):
     ds = _mini_dataset(tmp_path / "ds")
     args = ["run", ds, "--out", tmp_path / "out", "--threads", "1"]
-    _kill_after(args, 6)
+    rows = tmp_path / "out" / "rows"
+    assert _kill_after(args, 0, when=lambda: rows.is_dir() and any(rows.rglob("*.json")))  # mid-grid
     r = _sounding(*args)
     assert r.returncode == 0, r.stderr
     rows = json.loads((tmp_path / "out" / "results.json").read_text())
