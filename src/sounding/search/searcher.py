@@ -72,6 +72,24 @@ def _hit_ids(docids, docs: np.ndarray, counts: np.ndarray) -> list[str]:
     return join_fields(blob, starts[hit_docs], starts[hit_docs + 1] - 1)[:-1].tobytes().decode("utf-8").split("\n")
 
 
+class LastSetting:
+    """The arrays one BM25 setting needs (norms, impacts, block maxima, layout arrays), kept under the
+    setting's key while it is searched again: a query-at-a-time caller repeats the setting, and
+    rebuilding even the small parts cost ~20 µs a query. One setting at a time (memory): the previous
+    one is let go before the next is made."""
+
+    def __init__(self):
+        self.key: tuple | None = None
+        self.value = None
+
+    def get(self, key: tuple, make):
+        if self.key != key:
+            self.key, self.value = None, None
+            self.value = make()
+            self.key = key
+        return self.value
+
+
 @dataclass
 class Results:
     """Top-k per query: internal doc numbers (-1 padded) and float32 scores, best first."""
@@ -142,14 +160,12 @@ class Searcher:
             self._df, self._field_stats = np.diff(self._offsets, axis=1), ix.manifest.field_stats
         else:
             self._df, self._field_stats = stats.for_index(ix)
-        self._norm_cache: dict[tuple, np.ndarray] = {}
         self._idf_cache: dict[tuple, np.ndarray] = {}
-        self._impact_cache: dict = {}
+        self._settings = LastSetting()  # norms, impacts, block maxima, layout arrays of the last BM25 setting
         self._compiled: set = set()  # kernels already compiled (or loaded) for this process
         self._local = threading.local()  # per-thread scratch buffers, reused across searches
         self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
         self.prune = True
-        self._last_setting: tuple = (None, None)  # (key, setting) of the last search
         self.postings_read = 0  # by the last search's flat/multifield kernel (read in full or looked up): a diagnostic
 
     # -- public -------------------------------------------------------------------------------
@@ -339,67 +355,51 @@ class Searcher:
 
     def _norms(self, lay: Layout, k1, b, lucene) -> np.ndarray:
         """Per field and document: k1·(1−b+b·len/avg) (default), Lucene's 1/norm, or 1/B_f (bm25f)."""
-        key = (lay.name, k1, b, lucene, tuple(sorted(lay.field_b.items())))
-        if key not in self._norm_cache:
-            ix = self.index
-            self._norm_cache = {}
-            # rows of fields the layout does not read stay zero pages: no memory, lengths unread
-            norms = np.zeros((len(ix.manifest.fields), ix.n_docs), dtype=np.float32)
-            for f, fname in enumerate(ix.manifest.fields):
-                if fname not in lay.weights:
-                    continue
-                st = self._field_stats[fname]
-                lengths = ix.lengths[f]
-                avg = st.sum_length / st.doc_count if st.doc_count else 1.0
-                if lay.name == "bm25f":
-                    fb = lay.field_b.get(fname)
-                    fb = b if fb is None else fb
-                    norms[f] = 1.0 / (1.0 - fb + fb * lengths / avg)
-                elif lucene:
-                    norms[f] = bm25.inverse_norm_lucene(lengths, st.sum_length, st.doc_count, k1, b)
-                else:
-                    norms[f] = bm25.length_norm(lengths, avg, k1, b)
-            self._norm_cache = {key: norms}  # keep one setting: memory
-        return self._norm_cache[key]
+        ix = self.index
+        # rows of fields the layout does not read stay zero pages: no memory, lengths unread
+        norms = np.zeros((len(ix.manifest.fields), ix.n_docs), dtype=np.float32)
+        for f, fname in enumerate(ix.manifest.fields):
+            if fname not in lay.weights:
+                continue
+            st = self._field_stats[fname]
+            lengths = ix.lengths[f]
+            avg = st.sum_length / st.doc_count if st.doc_count else 1.0
+            if lay.name == "bm25f":
+                fb = lay.field_b.get(fname)
+                fb = b if fb is None else fb
+                norms[f] = 1.0 / (1.0 - fb + fb * lengths / avg)
+            elif lucene:
+                norms[f] = bm25.inverse_norm_lucene(lengths, st.sum_length, st.doc_count, k1, b)
+            else:
+                norms[f] = bm25.length_norm(lengths, avg, k1, b)
+        return norms
 
     def _impacts(self, norms: np.ndarray, fields: list[int]) -> tuple[np.ndarray, int]:
         """tf / (tf + k1·(1−b+b·len/avg)) per posting of the fields searched, for the norms in use:
         the division moves out of the search loop. One float32 per posting over the postings span
-        of `fields` (flat alone, or title + text), kept for the last setting only: memory.
+        of `fields` (flat alone, or title + text).
         Returns the impacts and the posting number of their first entry."""
         lo = int(min(self._offsets[f, 0] for f in fields))
         hi = int(max(self._offsets[f, -1] for f in fields))
-        key = (id(norms), lo, hi)
-        if self._impact_cache.get("key") != key:
-            self._impact_cache = {}  # free the previous setting's impacts before building these
-            out = np.empty(hi - lo, dtype=np.float32)
-            blocks = []  # (field, start, end): each block's tf pages are released once its impacts are made
-            for f in range(self._offsets.shape[0]):
-                a, z = max(lo, int(self._offsets[f, 0])), min(hi, int(self._offsets[f, -1]))
-                blocks += [(f, start, min(z, start + IMPACT_BLOCK)) for start in range(a, z, IMPACT_BLOCK)]
+        out = np.empty(hi - lo, dtype=np.float32)
+        blocks = []  # (field, start, end): each block's tf pages are released once its impacts are made
+        for f in range(self._offsets.shape[0]):
+            a, z = max(lo, int(self._offsets[f, 0])), min(hi, int(self._offsets[f, -1]))
+            blocks += [(f, start, min(z, start + IMPACT_BLOCK)) for start in range(a, z, IMPACT_BLOCK)]
 
-            def fill(block) -> None:
-                f, start, end = block
-                windowed.fill_impacts(self._tfs, self._docs, norms[f], out, lo, start, end)
-                _release_pages(self._tfs[start:end])  # the kernel reads impacts, not tfs
+        def fill(block) -> None:
+            f, start, end = block
+            windowed.fill_impacts(self._tfs, self._docs, norms[f], out, lo, start, end)
+            _release_pages(self._tfs[start:end])  # the kernel reads impacts, not tfs
 
-            workers = min(SETUP_THREADS, os.cpu_count() or 1, len(blocks))
-            if workers > 1:  # each posting's impact is computed alone: the same bits whatever the split
-                with ThreadPoolExecutor(workers, thread_name_prefix="sounding-impacts") as pool:
-                    list(pool.map(fill, blocks))
-            else:
-                for block in blocks:
-                    fill(block)
-            self._impact_cache = {"key": key, "impacts": out, "norms": norms}
-        return self._impact_cache["impacts"], lo
-
-    def _maxima(self, norms: np.ndarray, fields: list[int], lucene: bool, impacts, lo: int, hi: int) -> np.ndarray:
-        """Block maxima of the per-posting score parts over postings lo..hi−1, for the norms in use."""
-        cached = self._impact_cache.get("maxima")  # (norms, fields, lucene, maxima): holding norms keeps its id unique
-        if cached is None or cached[0] is not norms or cached[1:3] != (fields, lucene):
-            made = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, fields, lucene)
-            cached = self._impact_cache["maxima"] = (norms, fields, lucene, made)
-        return cached[3]
+        workers = min(SETUP_THREADS, os.cpu_count() or 1, len(blocks))
+        if workers > 1:  # each posting's impact is computed alone: the same bits whatever the split
+            with ThreadPoolExecutor(workers, thread_name_prefix="sounding-impacts") as pool:
+                list(pool.map(fill, blocks))
+        else:
+            for block in blocks:
+                fill(block)
+        return out, lo
 
     def _buffers(self, k: int) -> dict:
         """This thread's scratch arrays for the windowed kernel (one window's accumulator, touched
@@ -434,10 +434,7 @@ class Searcher:
         kernel, the layout's fields and weights. The last setting is kept: a query-at-a-time caller
         repeats it, and rebuilding even the small parts cost ~20 µs a query."""
         key = (lay.name, tuple(lay.weights.items()), tuple(sorted(lay.field_b.items())), float(k1), float(b), bool(lucene))
-        if self._last_setting[0] != key:
-            self._last_setting = (None, None)  # let the previous setting's arrays go before making these
-            self._last_setting = (key, self._make_setting(lay, k1, b, lucene))
-        return self._last_setting[1]
+        return self._settings.get(key, lambda: self._make_setting(lay, k1, b, lucene))
 
     def _make_setting(self, lay: Layout, k1, b, lucene) -> dict:
         fields = self.index.manifest.fields
@@ -451,7 +448,7 @@ class Searcher:
             hi = int(max(self._offsets[f, -1] for f in fields))
             if not lucene:
                 impacts, base = self._impacts(norms, fields)
-            maxima = self._maxima(norms, fields, lucene, impacts, lo, hi)
+            maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, fields, lucene)
         return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo,
                 "lay_fields": lay_fields, "lay_weights": lay_weights}
 
@@ -459,25 +456,25 @@ class Searcher:
         """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs; returns
         the postings the flat/multifield kernel read (0 for the others)."""
         ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
-        q_ptr = ptr[lo : hi + 1]
+        queries = topk.Clauses(ptr[lo : hi + 1], c_field, c_term, c_weight)
         norms = setting["norms"]
         buf = self._buffers(k)
-        ranks = (self._rank, self._rank_to_doc, self._rank_bits, k)
-        out = (out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
-        scratch = (buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
+        postings = topk.Postings(self._offsets, self._docs, self._tfs)
+        ranking = topk.Ranking(self._rank, self._rank_to_doc, self._rank_bits, k)
+        out = topk.TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
+        selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
         if lay.name == "bm25f":
             g = self._group_buffers(1)
-            topk.search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, float(k1),
-                              self._offsets, self._docs, self._tfs, norms, *ranks, *out,
-                              buf["acc"], buf["touched"], g["term_touched"], g["total"], *scratch)
+            topk.search_bm25f(queries, c_group, c_idf, float(k1), postings, norms, ranking, out,
+                              buf["acc"], buf["touched"], g["term_touched"], g["total"], selection)
             return 0
         if lay.name == "multifield-max":
             g = self._group_buffers(2)
-            topk.search_sum(q_ptr, c_field, c_term, c_weight, c_group, 2, True,
-                            self._offsets, self._docs, self._tfs, norms, lucene, *ranks, *out,
-                            g["groups"], g["total"], buf["touched"], *scratch)
+            topk.search_sum(queries, c_group, 2, True, postings, norms, lucene, ranking, out,
+                            g["groups"], g["total"], buf["touched"], selection)
             return 0
-        return windowed.search_windowed(q_ptr, c_field, c_term, c_weight, self._offsets, self._docs, self._tfs, norms,
+        return windowed.search_windowed(queries, postings, norms,
                                         setting["impacts"], setting["impact_base"], lucene, setting["maxima"],
                                         setting["maxima_base"], self.prune, windowed.LOOKUP_RATIO,
-                                        *ranks, *out, buf["wacc"], buf["wtouched"], buf["wbits"], *scratch)
+                                        ranking, out, windowed.Window(buf["wacc"], buf["wtouched"], buf["wbits"]),
+                                        selection)

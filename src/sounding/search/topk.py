@@ -15,12 +15,54 @@ radix select + sort beat numpy's partition + sort of the keys by ~2×.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 _F32_ONE = np.float32(1.0)
 DIGIT_BITS = 11  # radix digit: 2,048 counters stay in L1
 N_BUCKETS = 1 << DIGIT_BITS
+
+
+# The kernels' arguments, grouped (numba passes named tuples of arrays as they are).
+class Clauses(NamedTuple):
+    """Per query q, clauses q_ptr[q]..q_ptr[q+1]: field, term, weight (clauses.build_clauses)."""
+    q_ptr: np.ndarray
+    field: np.ndarray
+    term: np.ndarray
+    weight: np.ndarray
+
+
+class Postings(NamedTuple):
+    """The index's postings: offsets (n_fields, n_terms + 1), docs (uint32), tfs."""
+    offsets: np.ndarray
+    docs: np.ndarray
+    tfs: np.ndarray
+
+
+class Ranking(NamedTuple):
+    """trec_eval's tie order and the cut: each document's rank in docid byte order, its inverse, the
+    number of bits a rank needs, and k."""
+    rank: np.ndarray
+    rank_to_doc: np.ndarray
+    rank_bits: int
+    k: int
+
+
+class TopK(NamedTuple):
+    """The outputs, one row per query: documents (-1 padded), scores as float32 bits, counts."""
+    docs: np.ndarray
+    bits: np.ndarray
+    n: np.ndarray
+
+
+class Selection(NamedTuple):
+    """Scratch of the top-k selection: candidate keys (k), their copy, the radix histogram, one cell."""
+    sel: np.ndarray
+    tmp: np.ndarray
+    hist: np.ndarray
+    cell: np.ndarray
 @nb.njit(nogil=True, cache=True, inline="always")
 def _worse(s1, r1, s2, r2):
     return s1 < s2 or (s1 == s2 and r1 < r2)
@@ -233,15 +275,19 @@ def _emit(keys, n, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs, out_bits
 
 
 @nb.njit(nogil=True, cache=True)
-def search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, combine_max,
-               offsets, docs, tfs, norms, lucene, rank, rank_to_doc, rank_bits, k,
-               out_docs, out_bits, out_n, acc, total, touched, sel, tmp, hist, cell):
+def search_sum(clauses, c_group, n_groups, combine_max, postings, norms, lucene, ranking, out, acc, total, touched,
+               selection):
     """BM25 for layouts with several groups of clauses (multifield-max: one group per field).
 
     Clause c of query q (c in q_ptr[q]..q_ptr[q+1]) scores term c_term[c] in field c_field[c] with
     weight c_weight[c] into group c_group[c]. Groups are summed, or maxed when combine_max.
     `norms[f, d]` is k1·(1−b+b·len/avg) for the default arithmetic, or Lucene's float32 1/norm
     when `lucene`. `total` (float64, n_docs) receives each touched document's combined score."""
+    q_ptr, c_field, c_term, c_weight = clauses
+    offsets, docs, tfs = postings
+    rank, rank_to_doc, rank_bits, k = ranking
+    out_docs, out_bits, out_n = out
+    sel, tmp, hist, cell = selection
     cell_bits = cell.view(np.uint32)
     keys = touched.view(np.uint64)
     for q in range(q_ptr.shape[0] - 1):
@@ -284,12 +330,16 @@ def search_sum(q_ptr, c_field, c_term, c_weight, c_group, n_groups, combine_max,
 
 
 @nb.njit(nogil=True, cache=True)
-def search_bm25f(q_ptr, c_field, c_term, c_weight, c_group, c_idf, k1,
-                 offsets, docs, tfs, inv_norms, rank, rank_to_doc, rank_bits, k,
-                 out_docs, out_bits, out_n, acc, touched, term_touched, pseudo, sel, tmp, hist, cell):
+def search_bm25f(clauses, c_group, c_idf, k1, postings, inv_norms, ranking, out, acc, touched, term_touched, pseudo,
+                 selection):
     """BM25F: per query term (group), pseudo-tf = Σ_f w_f·tf_f / B_f(d) over its field clauses,
     then one saturation idf·tf~·(k1+1)/(tf~+k1). `inv_norms[f, d]` = 1/B_f(d), c_weight = w_f,
     c_idf = count·idf of the clause's term; a term's clauses are consecutive, one c_group value."""
+    q_ptr, c_field, c_term, c_weight = clauses
+    offsets, docs, tfs = postings
+    rank, rank_to_doc, rank_bits, k = ranking
+    out_docs, out_bits, out_n = out
+    sel, tmp, hist, cell = selection
     cell_bits = cell.view(np.uint32)
     keys = touched.view(np.uint64)
     for q in range(q_ptr.shape[0] - 1):

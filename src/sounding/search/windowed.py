@@ -24,11 +24,20 @@ term-at-a-time kernel before it ~250–330.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 from .bounds import BLOCK_SHIFT
 from .topk import N_BUCKETS, _cut_bucket, _emit, _f32_bits
+
+
+class Window(NamedTuple):
+    """Scratch of one window: its float64 accumulator (zeroed), touched list, and bitmap (zeroed)."""
+    wacc: np.ndarray
+    wtouched: np.ndarray
+    wbits: np.ndarray
 
 WINDOW = 1 << 14  # documents per window: a 128 KiB float64 accumulator stays in L2 (best of 8k–64k, measured)
 LOOKUP_RATIO = 64  # binary-search a list only with this many of its postings per live document:
@@ -171,9 +180,8 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_field, c_weight
 
 
 @nb.njit(nogil=True, cache=True)
-def search_windowed(q_ptr, c_field, c_term, c_weight, offsets, docs, tfs, norms, impacts, imp_base, lucene,
-                    maxima, max_base, prune, lookup_ratio, rank, rank_to_doc, rank_bits, k, out_docs, out_bits, out_n,
-                    wacc, wtouched, wbits, sel, tmp, hist, cell):
+def search_windowed(clauses, postings, norms, impacts, imp_base, lucene, maxima, max_base, prune, lookup_ratio,
+                    ranking, out, window, selection):
     """Top k per query of Σ clauses weight × impact (flat and multifield layouts).
 
     Clause c of query q (c in q_ptr[q]..q_ptr[q+1], heaviest first) reads term c_term[c] in
@@ -183,7 +191,16 @@ def search_windowed(q_ptr, c_field, c_term, c_weight, offsets, docs, tfs, norms,
     block holding posting p; `prune` off reads every posting in full; `lookup_ratio`: see
     LOOKUP_RATIO. Scratch: `wacc` (WINDOW
     float64, zeroed), `wtouched` (WINDOW int64), `wbits` (WINDOW/64 uint64, zeroed; a document's bit
-    is set while the non-essential clauses read it). Scores go out as float32 bits (`out_bits`). Returns the number of postings read or looked up."""
+    is set while the non-essential clauses read it). Scores go out as float32 bits (`out_bits`). Returns the number of postings read or looked up.
+    The arguments come grouped: `clauses` (topk.Clauses), `postings` (topk.Postings), `ranking`
+    (topk.Ranking), `out` (topk.TopK), `window` (Window: wacc, wtouched, wbits), `selection`
+    (topk.Selection)."""
+    q_ptr, c_field, c_term, c_weight = clauses
+    offsets, docs, tfs = postings
+    rank, rank_to_doc, rank_bits, k = ranking
+    out_docs, out_bits, out_n = out
+    wacc, wtouched, wbits = window
+    sel, tmp, hist, cell = selection
     cell_bits = cell.view(np.uint32)
     n_docs = rank.shape[0]
     window = wacc.shape[0]
