@@ -1,8 +1,8 @@
 """Files on disk, safely: atomic writes, OS errors as one-line user errors, output checks made before
 the work starts, and one writer at a time per output folder.
 
-* `atomic_write(path, data)`: a temp file beside `path`, then `os.replace` — readers see the old
-  file or the whole new one, never half; a failed write leaves no temp file behind.
+* `atomic_write(path, data)` / `atomic_file(path)`: a temp file beside `path`, then `os.replace` —
+  readers see the old file or the whole new one, never half; a failed write leaves no temp file behind.
 * `os_error(e, path)`: an `OSError` as a `SoundingError` naming the path and what went wrong
   ("No space left on device", "Read-only file system", …).
 * `check_output_file(path)` / `check_output_dir(path)`: can this be written? Asked before a long
@@ -21,7 +21,7 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 from .errors import SoundingError
 
@@ -40,34 +40,37 @@ def os_error(e: OSError, path: str | Path | None = None, doing: str = "") -> Sou
     return SoundingError(f"{where}: {'cannot ' + doing + ': ' if doing else ''}{what}{hint}")
 
 
-@contextlib.contextmanager
-def os_errors(path: str | Path | None = None, doing: str = "") -> Iterator[None]:
-    """Turn OS errors raised inside the block into one-line `SoundingError`s."""
-    try:
-        yield
-    except OSError as e:
-        raise os_error(e, path if path is not None else e.filename, doing) from None
-
-
 def temp_path(path: Path) -> Path:
     """The temp file a write of `path` goes through (hidden, beside it, one per process)."""
     return path.with_name(f".{path.name}.tmp-{os.getpid()}")
 
 
-def atomic_write(path: str | Path, data: bytes | str) -> Path:
-    """Write `data` to `path` via a temp file and rename; on failure nothing is left behind."""
+@contextlib.contextmanager
+def atomic_file(path: str | Path) -> Iterator[BinaryIO]:
+    """A binary file to write `path` through: a temp file beside it, synced and renamed over `path`
+    when the block ends; on any failure the temp file is removed (an OS error becomes one line)."""
     path = Path(path)
     tmp = temp_path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
-    except OSError as e:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise os_error(e, path, "write") from None
-    return path
+        if isinstance(e, OSError):
+            raise os_error(e, path, "write") from None
+        raise
+
+
+def atomic_write(path: str | Path, data: bytes | str) -> Path:
+    """Write `data` to `path` via a temp file and rename; on failure nothing is left behind."""
+    with atomic_file(path) as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return Path(path)
 
 
 def atomic_write_json(path: str | Path, data) -> Path:
@@ -204,4 +207,4 @@ def writer_lock(folder: str | Path, what: str = "") -> Iterator[None]:
 
 
 __all__ = ["LOCK_FILE", "atomic_write", "atomic_write_json", "check_output_dir", "check_output_file", "digest", "file_sha256",
-           "os_error", "os_errors", "pid_alive", "remove_stale", "slug", "temp_path", "writer_lock"]
+           "atomic_file", "os_error", "pid_alive", "remove_stale", "slug", "temp_path", "writer_lock"]

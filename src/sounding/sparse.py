@@ -34,6 +34,7 @@ import numpy as np
 
 from . import validate
 from .errors import SoundingError
+from .io import atomic_file, atomic_write
 from .search.searcher import Results
 from .search.topk import _heap_push_topk
 
@@ -236,12 +237,8 @@ def build_postings(doc_vectors: SparseVectors, vocab_size: int, bits: int = 8):
 
 
 def _save_npz_atomic(path: Path, **arrays) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
+    with atomic_file(path) as f:
         np.savez(f, **arrays)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def write_sparse_chunk(model, texts: list[str], i: int, chunks_dir: str | Path, *, batch_size: int | None = None,
@@ -264,7 +261,7 @@ def build_impact_index(corpus, model: SparseModel, root: str | Path, *, bits: in
     chunks some other way (`sounding.scale.ray_backend.build_impact_index_ray`: a Ray Data job);
     by default they are encoded here, one after another."""
     from .dense.search import byte_order_rank
-    from .dense.vectors import CorpusText, _write_text_atomic, corpus_texts
+    from .dense.vectors import CorpusText, corpus_texts
 
     ct = corpus if isinstance(corpus, CorpusText) else corpus_texts(corpus)
     folder = Path(path) if path else Path(root) / f"{model.slug}-{model.model_key[:12]}" / f"{ct.sha256[:16]}-u{bits}"
@@ -282,7 +279,7 @@ def build_impact_index(corpus, model: SparseModel, root: str | Path, *, bits: in
         if prev.get("model_id") != model.model_id or prev.get("chunk_size") != chunk_size:
             raise SoundingError(f"{chunks}: partial encoding by another model or chunk size; delete it to start over")
     else:
-        _write_text_atomic(meta, json.dumps({"model_id": model.model_id, "chunk_size": chunk_size}))
+        atomic_write(meta, json.dumps({"model_id": model.model_id, "chunk_size": chunk_size}))
     for stale in chunks.glob(".*.tmp-*"):
         stale.unlink(missing_ok=True)
     n = len(ct.ids)

@@ -63,10 +63,10 @@ def run_cmd(
         console.print(f"indexes ready in {out / 'indexes'}")
         return
     console.print(_table(result.rows))
+    for d in dict.fromkeys(r["dataset"] for r in result.rows if r.get("unverified_data")):  # once per dataset
+        console.print(f"[yellow]warning:[/yellow] {d}: unverified data (counts differ from the registry's); "
+                      f"not comparable with published figures")
     for r in result.rows:
-        if r.get("unverified_data"):
-            console.print(f"[yellow]warning:[/yellow] {r['dataset']} {r['setting']}: unverified data (counts differ "
-                          f"from the registry's); not comparable with published figures")
         if r.get("queries_without_hits"):
             console.print(f"[yellow]warning:[/yellow] {r['dataset']} {r['setting']}: {r['queries_without_hits']:,} of "
                           f"{r['n_queries']:,} queries got no hits")

@@ -27,6 +27,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from ..errors import SoundingError
+from ..io import atomic_file, atomic_write
 
 FORMAT_NAME = "sounding-vectors"
 FORMAT_VERSION = 1
@@ -238,18 +239,8 @@ def quantize(block: np.ndarray, dtype: str) -> tuple[np.ndarray, np.ndarray | No
 
 
 def _save_atomic(path: Path, array: np.ndarray) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
+    with atomic_file(path) as f:
         np.save(f, array)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def encode_corpus(
@@ -318,8 +309,8 @@ def open_store(ct: CorpusText, encoder, root: str | Path | None, *, dtype: str =
         "text": "title + ' ' + text, stripped", "complete": False, "encode_seconds": 0.0,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    _write_text_atomic(folder / "docids.txt", "".join(f"{i}\n" for i in ct.ids))
-    _write_text_atomic(mf, json.dumps(manifest, indent=1) + "\n")
+    atomic_write(folder / "docids.txt", "".join(f"{i}\n" for i in ct.ids))
+    atomic_write(mf, json.dumps(manifest, indent=1) + "\n")
     return VectorStore(folder)
 
 
@@ -374,7 +365,7 @@ def finish_store(store: VectorStore, seconds: float) -> VectorStore:
     store.manifest["complete"] = True
     store.manifest["encode_seconds"] = float(store.manifest.get("encode_seconds", 0.0)) + seconds
     store.manifest["bytes"] = store.nbytes
-    _write_text_atomic(store.path / "manifest.json", json.dumps(store.manifest, indent=1) + "\n")
+    atomic_write(store.path / "manifest.json", json.dumps(store.manifest, indent=1) + "\n")
     return store
 
 

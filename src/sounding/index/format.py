@@ -15,12 +15,12 @@ when a term frequency exceeds 65,535); `lengths` (n_fields, n_docs) uint32 analy
 from __future__ import annotations
 
 import json
-import os
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import SoundingError
+from ..io import atomic_write
 
 FORMAT_NAME = "sounding-index"
 FORMAT_VERSION = 1
@@ -104,9 +104,7 @@ def verified_stamp(generation: str) -> str:
 def commit_generation(root: Path, built: Path) -> Path:
     """Make `built` (a finished folder inside `root`) the live generation, then drop older ones."""
     old = (root / "CURRENT").read_text().strip() if (root / "CURRENT").is_file() else None
-    tmp = root / f"CURRENT.tmp-{os.getpid()}"
-    tmp.write_text(built.name + "\n")
-    os.replace(tmp, root / "CURRENT")  # the atomic step
+    atomic_write(root / "CURRENT", built.name + "\n")  # the atomic step
     if old and old != built.name:
         _remove_tree(root / old)
         (root / verified_stamp(old)).unlink(missing_ok=True)
