@@ -36,10 +36,17 @@ _LAZY: dict[str, tuple[str, str]] = {
     "ExperimentResult": ("sounding.experiment.runner", "ExperimentResult"),
     "write_report": ("sounding.report", "write_reports"),
     "ResultRow": ("sounding.results", "ResultRow"),
-    "Retriever": ("sounding.experiment.retrievers", "Retriever"),
-    "RunFileRetriever": ("sounding.experiment.retrievers", "RunFileRetriever"),
-    "load_retriever": ("sounding.experiment.retrievers", "load_retriever"),
-    "register_retriever": ("sounding.experiment.retrievers", "register_retriever"),
+    "Retriever": ("sounding.types", "Retriever"),
+    "Stage": ("sounding.types", "Stage"),
+    "BM25Retriever": ("sounding.retrievers", "BM25Retriever"),
+    "DenseRetriever": ("sounding.retrievers", "DenseRetriever"),
+    "SparseRetriever": ("sounding.retrievers", "SparseRetriever"),
+    "RunFileRetriever": ("sounding.retrievers", "RunFileRetriever"),
+    "Fusion": ("sounding.retrievers", "Fusion"),
+    "Rerank": ("sounding.retrievers", "Rerank"),
+    "Pipeline": ("sounding.retrievers", "Pipeline"),
+    "load_retriever": ("sounding.retrievers", "load_retriever"),
+    "register_retriever": ("sounding.retrievers", "register_retriever"),
 }
 
 __all__ = [
@@ -52,7 +59,8 @@ __all__ = [
     # experiments and reports
     "run_experiment", "ExperimentResult", "ResultRow", "write_report",
     # your own systems
-    "Retriever", "RunFileRetriever", "load_retriever", "register_retriever",
+    "Retriever", "Stage", "BM25Retriever", "DenseRetriever", "SparseRetriever", "RunFileRetriever",
+    "Fusion", "Rerank", "Pipeline", "load_retriever", "register_retriever",
     # errors
     "SoundingError", "DataError",
 ]

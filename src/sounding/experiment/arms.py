@@ -1,5 +1,7 @@
 """Non-BM25 arms of `sounding run`: dense, hybrid (fusion with BM25), learned sparse, rerank.
 
+Each arm is a built-in retriever or stage of `sounding.retrievers` (DenseRetriever, SparseRetriever,
+Fusion, Rerank) run with the experiment's caches; fusion and rerank take the BM25 run the grid made.
 The experiment calls `arm_settings(arms, models)` to extend its settings grid and `run_arm(setting,
 dataset, ctx)` per dataset × setting; rows get the returned `extra` (model name and provenance,
 encode seconds, vector bytes, …). Everything a model produces is cached under the experiment's out
@@ -20,6 +22,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import SoundingError
+from ..retrievers.dense import DEFAULT_DENSE
+from ..retrievers.sparse import DEFAULT_SPARSE
 from ..types import Run
 from .settings import Setting
 
@@ -30,8 +34,6 @@ ARMS: dict[str, str] = {
     "rerank": "rerank BM25's top-100 (bi-encoder by default; a cross-encoder when --model is one)",
 }
 
-DEFAULT_DENSE = "sentence-transformers/all-MiniLM-L6-v2"
-DEFAULT_SPARSE = "splade-tiny"
 HYBRID_METHODS = ("wrrf", "rrf", "linear0.5")
 RERANK_DEPTH = 100
 
@@ -98,79 +100,79 @@ def _encoder(model: str, ctx: ArmContext):
     return _ENCODERS[model]
 
 
-def _model_note(name: str, provenance: str) -> dict:
-    return {"name": name, "provenance": provenance}
-
-
 def _dense_run(setting: Setting, ds, ctx: ArmContext) -> tuple[Run, float, dict]:
-    from ..dense import DenseSearcher, corpus_texts, encode_corpus
+    from ..dense import corpus_texts
+    from ..retrievers import DenseRetriever
 
     key = (ds.name, str(ds.corpus_path), setting.model, ctx.k, str(ctx.out))
     if key in _DENSE_MEMO:
         return _DENSE_MEMO[key]
-    enc = _encoder(setting.model or DEFAULT_DENSE, ctx)
-    ct = corpus_texts(ds)
-    if ctx.ray is not None:  # a Ray Data job writes the same store (files) as encode_corpus
-        rep = ctx.ray.encode_vectors(ct, enc, Path(ctx.out) / "vectors", batch_size=ctx.batch_size, log=ctx.log)
-    else:
-        rep = encode_corpus(ct, enc, Path(ctx.out) / "vectors", batch_size=ctx.batch_size, progress=ctx.progress,
-                            log=ctx.log)
-    res = DenseSearcher(rep.store, enc).search(ds.queries, k=ctx.k, threads=ctx.threads)
-    extra = {
-        "model": _model_note(enc.name, enc.provenance),
-        "encode_seconds": rep.total_encode_seconds, "encoded_now": rep.encoded,
-        "docs_per_second": (rep.store.count / rep.total_encode_seconds) if rep.total_encode_seconds else None,
-        "vectors_bytes": rep.store.nbytes, "vectors_dtype": rep.store.dtype, "dim": rep.store.dim,
-        "query_encode_seconds": res.settings.get("query_encode_seconds"),
-        "search_only_seconds": res.settings.get("search_seconds"),
-        "vectors": str(rep.store.path.relative_to(ctx.out)) if rep.store.path.is_relative_to(ctx.out) else str(rep.store.path),
-    }
-    if rep.backend:  # encoded now, on Ray
-        extra["encode_ray"] = {k: rep.backend[k] for k in ("actors", "gpus_per_actor", "chunks")}
+    def on_ray(ct, enc, root):  # a Ray Data job writes the same store (files) as encode_corpus
+        return ctx.ray.encode_vectors(ct, enc, root, batch_size=ctx.batch_size, log=ctx.log)
+
+    dense = DenseRetriever(_encoder(setting.model or DEFAULT_DENSE, ctx), store=Path(ctx.out) / "vectors",
+                           batch_size=ctx.batch_size, threads=ctx.threads, progress=ctx.progress, log=ctx.log,
+                           encode=on_ray if ctx.ray is not None else None)
+    dense.index(corpus_texts(ds))
+    res = dense.search(ds.queries, ctx.k)
+    extra = dense.details()
+    extra["model"] = _model_note(extra["model"]["name"], extra["model"]["provenance"])
+    extra.update({"query_encode_seconds": res.settings.get("query_encode_seconds"),
+                  "search_only_seconds": res.settings.get("search_seconds")})
+    store = dense.report.store.path
+    extra["vectors"] = str(store.relative_to(ctx.out)) if store.is_relative_to(ctx.out) else str(store)
     out = (res.to_run(), res.seconds, extra)
     _DENSE_MEMO[key] = out
     return out
 
 
+def _model_note(name: str, provenance: str) -> dict:
+    return {"name": name, "provenance": provenance}
+
+
 def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
+    """One arm's run on one dataset: the built-in retrievers and stages of `sounding.retrievers`, with the
+    experiment's caches (OUT/vectors, OUT/sparse, OUT/rerank-cache.sqlite) and its BM25 run as first stage."""
     if setting.arm == "dense":
         run, seconds, extra = _dense_run(setting, dataset, ctx)
         return ArmResult(run, seconds, dict(extra))
     if setting.arm == "hybrid":
-        from ..fusion import fuse
+        from ..retrievers import Fusion
 
         dense, dense_seconds, dextra = _dense_run(setting, dataset, ctx)
+        stage = Fusion(setting.params or "wrrf")
         t0 = time.perf_counter()
         lexical = ctx.bm25_run()
         bm25_seconds = time.perf_counter() - t0
         t1 = time.perf_counter()
-        fused = fuse(setting.params or "wrrf", lexical, dense, k_out=ctx.k)
+        fused = stage.apply(dataset.queries, [lexical, dense], ctx.k)
         fuse_seconds = time.perf_counter() - t1
-        extra = {"model": dextra["model"], "fusion": setting.params or "wrrf", "lexical": "bm25 flat k1=0.9 b=0.4",
+        extra = {"model": dextra["model"], "fusion": stage.method, "lexical": "bm25 flat k1=0.9 b=0.4",
                  "dense_seconds": dense_seconds, "bm25_seconds": bm25_seconds, "fuse_seconds": fuse_seconds,
                  "encode_seconds": dextra["encode_seconds"], "vectors_bytes": dextra["vectors_bytes"]}
         return ArmResult(fused, dense_seconds + bm25_seconds + fuse_seconds, extra)
     if setting.arm == "sparse":
         from ..dense import corpus_texts
-        from ..sparse import SparseModel, SparseSearcher, build_impact_index
+        from ..retrievers import SparseRetriever
 
-        bits = 16 if setting.params == "u16" else 8
-        model = SparseModel(setting.model or DEFAULT_SPARSE, batch_size=ctx.batch_size or 32)
-        if ctx.ray is not None:  # the chunks encoded by a Ray Data job; the postings built here
-            ix = ctx.ray.build_impacts(corpus_texts(dataset), model, Path(ctx.out) / "sparse", bits=bits, log=ctx.log)
-        else:
-            ix = build_impact_index(corpus_texts(dataset), model, Path(ctx.out) / "sparse", bits=bits,
-                                    progress=ctx.progress, log=ctx.log)
-        res = SparseSearcher(ix, model).search(dataset.queries, k=ctx.k, threads=ctx.threads)
-        extra = {"model": _model_note(model.name, model.provenance), "encode_seconds": ix.manifest.get("encode_seconds"),
-                 "index_bytes_sparse": ix.nbytes, "impact_bits": bits,
-                 "mean_terms_per_doc": ix.manifest.get("mean_terms_per_doc"),
-                 "query_encode_seconds": res.settings.get("query_encode_seconds")}
+        def on_ray(ct, model, root, bits):  # the chunks encoded by a Ray Data job; the postings built here
+            return ctx.ray.build_impacts(ct, model, root, bits=bits, log=ctx.log)
+
+        sparse = SparseRetriever(setting.model or DEFAULT_SPARSE, bits=16 if setting.params == "u16" else 8,
+                                 store=Path(ctx.out) / "sparse", batch_size=ctx.batch_size, threads=ctx.threads,
+                                 progress=ctx.progress, log=ctx.log,
+                                 build=on_ray if ctx.ray is not None else None)
+        sparse.index(corpus_texts(dataset))
+        res = sparse.search(dataset.queries, ctx.k)
+        extra = sparse.details()
+        extra["model"] = _model_note(extra["model"]["name"], extra["model"]["provenance"])
+        extra["query_encode_seconds"] = res.settings.get("query_encode_seconds")
         return ArmResult(res.to_run(), res.seconds, extra)
     if setting.arm == "rerank":
         from ..dense import corpus_texts, find_store
         from ..dense.encoders import model_kind
-        from ..rerank import BiEncoderScorer, CrossEncoderScorer, passage_vectors_from_store, rerank
+        from ..rerank import BiEncoderScorer, CrossEncoderScorer, passage_vectors_from_store
+        from ..retrievers import Rerank
 
         model = setting.model or DEFAULT_DENSE
         depth = int(setting.params[3:]) if setting.params.startswith("top") and setting.params[3:].isdigit() else RERANK_DEPTH
@@ -181,18 +183,19 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
             enc = _encoder(model, ctx)
             store = find_store(Path(ctx.out) / "vectors", enc, ct)
             scorer = BiEncoderScorer(enc, passage_vectors_from_store(store, ct.ids, ct.texts) if store else None)
+        stage = Rerank(scorer, depth, cache=Path(ctx.out) / "rerank-cache.sqlite", batch_size=ctx.batch_size or 32,
+                       progress=ctx.progress)
+        stage.index(ct)
         t0 = time.perf_counter()
-        first = ctx.bm25_run()
-        res = rerank(first, dataset.queries, dict(zip(ct.ids, ct.texts)), scorer, top_n=depth,
-                     cache=Path(ctx.out) / "rerank-cache.sqlite", batch_size=ctx.batch_size or 32,
-                     progress=ctx.progress)
+        run = stage.apply(dataset.queries, [ctx.bm25_run()], ctx.k)
+        res = stage.last
         if ctx.log:
             ctx.log(f"{dataset.name}: {res.summary()}")
         extra = {"model": _model_note(scorer.name, scorer.provenance + (
             "" if scorer.kind == "cross-encoder" else " Used here as a bi-encoder reranker (no trained "
             "cross-encoder ships offline).")), "reranker": scorer.kind, "first_stage": "bm25 flat k1=0.9 b=0.4",
             "rerank_depth": depth, "new_pairs": res.new_pairs, "cached_pairs": res.cached_pairs}
-        return ArmResult(res.run, time.perf_counter() - t0, extra)
+        return ArmResult(run, time.perf_counter() - t0, extra)
     raise SoundingError(f"unknown arm {setting.arm!r}; choose from: {', '.join(ARMS)}")
 
 

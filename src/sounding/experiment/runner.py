@@ -113,7 +113,7 @@ def run_experiment(
     `retrievers` ({name: Retriever, import path or registered name}) and `runs` ({name: run file path,
     `{dataset}` filled per dataset}) add the user's own systems as rows `user.<name>`, scored like every
     arm and tested against the BM25 reference row (flat, Anserini 0.9/0.4), which runs alone when no
-    BM25 setting was asked for (experiment/retrievers.py).
+    BM25 setting was asked for (experiment/user_systems.py).
     """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
@@ -135,7 +135,7 @@ def run_experiment(
 
         settings += arm_settings([a for a in arms if a != "bm25"], models or [])
     if retrievers or runs:  # the user's own systems, beside the BM25 reference row
-        from .retrievers import user_settings, with_reference
+        from .user_systems import user_settings, with_reference
 
         settings = with_reference(settings, user_settings(retrievers, runs), bm25_asked)
     on_ray = _ray_grid(ray, shards, settings, log)
@@ -148,7 +148,7 @@ def run_experiment(
         if ds.corpus_path is None:
             raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
     if runs:
-        from .retrievers import check_run_files
+        from .user_systems import check_run_files
 
         check_run_files(settings, [ds.name for ds in loaded])
 
@@ -248,8 +248,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
     if s.arm == "bm25":
         run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray)
-    elif s.arm == "user":  # the user's own retriever or run file (experiment/retrievers.py)
-        from .retrievers import run_user
+    elif s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
+        from .user_systems import run_user
 
         run, seconds, extra = run_user(s, ds, k, log)
     else:
@@ -278,7 +278,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)
     if s.arm == "user":
-        from .retrievers import row_extras
+        from .user_systems import row_extras
 
         extra.update(row_extras(s, ds.name, out, per_query))
     row = ResultRow.from_dict({

@@ -1,6 +1,6 @@
-"""Bring your own system: the Retriever protocol, run files as systems, and the retriever registry.
+"""Bring your own system: the user's retrievers and run files as rows of the experiment.
 
-A user system is anything with `index(documents)` and `search(queries, k)`:
+A user system is anything with `index(documents)` and `search(queries, k)` (sounding.types.Retriever):
 
     class MyRetriever:
         name = "mine"
@@ -24,200 +24,32 @@ Optional members a retriever may have:
     for_dataset(name) -> Retriever      the retriever to use for dataset `name` (a run file per dataset
                                         is one; RunFileRetriever uses it).
 
-Systems are named by import path ("package.module:factory", a callable returning a Retriever, or a
-Retriever object) or by a registered name: the built-in "bm25" and whatever installed packages declare
-in the entry point group `sounding.retrievers` (name = "package.module:factory").
+Systems are named as `sounding.retrievers.load_retriever` reads them: an import path
+"package.module:factory" or a registered name (the built-in "bm25", "dense", "sparse", "hybrid",
+"rerank", and whatever installed packages declare in the entry point group `sounding.retrievers`).
 """
 from __future__ import annotations
 
-import importlib
 import math
-import re
-import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
-from ..analysis import DEFAULT_ANALYZER
 from ..errors import SoundingError
-from ..io import file_sha256
+from ..retrievers import RunFileRetriever, load_retriever
+from ..retrievers.registry import NAME as _NAME
+from ..retrievers.registry import is_retriever as _is_retriever
 from ..types import Document, Run
 from .settings import Setting
 
 if TYPE_CHECKING:
     from ..datasets import Dataset
-    from ..search import Results
 
-ENTRY_POINT_GROUP = "sounding.retrievers"
 REFERENCE = Setting()  # BM25, flat, Anserini k1=0.9 b=0.4: the row user systems are tested against
 MEASURE = "nDCG@10"
 PERMUTATIONS = 10_000
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
-
-
-@runtime_checkable
-class Retriever(Protocol):
-    """A retrieval system the harness can evaluate: indexes a corpus once, then answers queries."""
-
-    name: str
-
-    def index(self, documents: Iterable[Document]) -> None:
-        """Take in the corpus of one dataset (called once per dataset, before `search`)."""
-
-    def search(self, queries: Mapping[str, str], k: int) -> Run | Results:
-        """The top `k` documents of each query: {qid: {docid: score}} or Sounding's `Results`."""
-
-
-# -- built-in systems --------------------------------------------------------------------------------
-class RunFileRetriever:
-    """An existing TREC run file (plain or gzip) as a system; `{dataset}` in the path is the dataset name.
-
-    `index` reads nothing; `search` returns the file's run. The file's sha256 is the fingerprint, so a
-    changed file is scored again and an unchanged one is not.
-    """
-
-    def __init__(self, path: str | Path, name: str = "", *, dataset: str | None = None):
-        self.pattern = str(path)
-        self.name = name or Path(self.pattern.replace("{dataset}", "")).name.split(".")[0] or "run"
-        self.dataset = dataset
-
-    def for_dataset(self, dataset: str) -> RunFileRetriever:
-        return RunFileRetriever(self.pattern, self.name, dataset=dataset)
-
-    @property
-    def path(self) -> Path:
-        if "{dataset}" in self.pattern and self.dataset is None:
-            raise SoundingError(f"{self.pattern}: names no file until a dataset fills in {{dataset}}")
-        return Path(self.pattern.replace("{dataset}", self.dataset or ""))
-
-    @property
-    def fingerprint(self) -> str:
-        if not self.path.is_file():
-            raise SoundingError(f"{self.path}: no such run file")
-        return f"run-file:{file_sha256(self.path)}"
-
-    def index(self, documents: Iterable[Document]) -> None:
-        """Nothing to index: the run was made elsewhere."""
-
-    def search(self, queries: Mapping[str, str], k: int) -> Run:
-        from ..eval import read_run  # plain or gzip, recognised by its magic bytes
-
-        return read_run(self.path)
-
-
-class BM25Retriever:
-    """Sounding's BM25 behind the Retriever protocol (default: flat layout, Anserini k1=0.9 b=0.4).
-
-    It scores exactly what the harness's own row of the same setting scores; a short example of the
-    protocol that returns `Results`.
-    """
-
-    def __init__(self, layout: str = "flat", k1: float = 0.9, b: float = 0.4, analyzer: str = DEFAULT_ANALYZER):
-        self.layout, self.k1, self.b, self.analyzer = layout, k1, b, analyzer
-        self.name = "bm25"
-        self.fingerprint = f"bm25:{layout}:{k1!r}:{b!r}:{analyzer}"
-        self._dir: tempfile.TemporaryDirectory | None = None
-        self._searcher = None
-
-    def index(self, documents: Iterable[Document]) -> None:
-        from ..index import build_index
-        from ..search import Searcher
-
-        self._searcher = None
-        self._dir = tempfile.TemporaryDirectory(prefix="sounding-bm25-")  # the previous one is removed
-        build_index(documents, self._dir.name, analyzer=self.analyzer, workers=1)
-        self._searcher = Searcher(self._dir.name)
-
-    def search(self, queries: Mapping[str, str], k: int) -> Results:
-        if self._searcher is None:
-            raise SoundingError("bm25 retriever: call index(documents) before search")
-        return self._searcher.search(dict(queries), layout=self.layout, k1=self.k1, b=self.b, k=k)
-
-
-# -- registry ----------------------------------------------------------------------------------------
-_REGISTRY: dict[str, Callable[[], Any]] = {"bm25": BM25Retriever}
-
-
-def register_retriever(name: str, factory: Callable[[], Any]) -> None:
-    """Make `name` usable wherever a retriever is named (`--retriever mine=NAME`, load_retriever)."""
-    if not _NAME.fullmatch(name):
-        raise SoundingError(f"retriever name {name!r}: use letters, digits, '_', '.', '+' or '-'")
-    _REGISTRY[name] = factory
-
-
-def retriever_factories() -> dict[str, Callable[[], Any]]:
-    """Registered factories by name: the built-in ones, register_retriever's, then the entry point group
-    `sounding.retrievers` of installed packages (loaded only when used)."""
-    from importlib.metadata import entry_points
-
-    out: dict[str, Callable[[], Any]] = dict(_REGISTRY)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        out.setdefault(ep.name, _entry_point_factory(ep))
-    return out
-
-
-def _entry_point_factory(ep) -> Callable[[], Any]:
-    def load():
-        try:
-            factory = ep.load()
-        except Exception as e:  # a broken plugin is the plugin's error, said in one line
-            raise SoundingError(f"retriever {ep.name!r} (entry point {ep.value} in group {ENTRY_POINT_GROUP}): "
-                                f"cannot load it ({type(e).__name__}: {e})") from e
-        return factory()
-
-    return load
-
-
-def load_retriever(spec: str) -> Retriever:
-    """A Retriever from "package.module:factory" (a callable returning one, or a Retriever object; the
-    attribute may be dotted) or from a registered name ("bm25", a plugin's name)."""
-    spec = spec.strip()
-    if ":" not in spec:
-        factories = retriever_factories()
-        if spec not in factories:
-            raise SoundingError(f"unknown retriever {spec!r}: give an import path 'package.module:factory' or "
-                                f"a registered name ({', '.join(sorted(factories))})")
-        return _made(factories[spec], spec)
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise SoundingError(f"retriever {spec!r}: expected 'package.module:factory'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if e.name and (module_name == e.name or module_name.startswith(e.name + ".")):
-            raise SoundingError(f"retriever {spec!r}: no module named {e.name!r} (is it installed or on "
-                                f"PYTHONPATH?)") from None
-        raise SoundingError(f"retriever {spec!r}: importing {module_name} failed: {e}") from e
-    except Exception as e:
-        raise SoundingError(f"retriever {spec!r}: importing {module_name} failed ({type(e).__name__}: {e})") from e
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise SoundingError(f"retriever {spec!r}: {module_name} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if _is_retriever(obj) and not isinstance(obj, type):
-        return obj  # a ready object
-    if not callable(obj):
-        raise SoundingError(f"retriever {spec!r}: {attr} is neither a retriever nor a callable that makes one")
-    return _made(obj, spec)
-
-
-def _made(factory: Callable[[], Any], spec: str) -> Retriever:
-    try:
-        obj = factory()
-    except SoundingError:
-        raise
-    except Exception as e:
-        raise SoundingError(f"retriever {spec!r}: the factory raised {type(e).__name__}: {e}") from e
-    if not _is_retriever(obj):
-        raise SoundingError(f"retriever {spec!r}: the factory returned a {type(obj).__name__}, which has no "
-                            f"index(documents) and search(queries, k) methods")
-    return obj
-
-
-def _is_retriever(obj) -> bool:
-    return callable(getattr(obj, "index", None)) and callable(getattr(obj, "search", None))
 
 
 # -- settings: one row per user system ------------------------------------------------------------------
@@ -448,6 +280,5 @@ def published_beside(dataset: str) -> list[dict]:
             for e in all_baselines() if e["dataset"] == dataset and e["split"] == "test" and MEASURE in e]
 
 
-__all__ = ["ENTRY_POINT_GROUP", "REFERENCE", "BM25Retriever", "Retriever", "RunFileRetriever", "UserSetting",
-           "against_reference", "check_run_files", "load_retriever", "register_retriever", "retriever_factories", "run_user",
-           "row_extras", "user_settings", "with_reference"]
+__all__ = ["REFERENCE", "UserSetting", "against_reference", "check_run_files", "run_user", "row_extras",
+           "user_settings", "with_reference"]
