@@ -40,6 +40,9 @@ def run_cmd(
                             "(host:6379, ray://host:10001); needs the `scale` extra"),
     shards: int = typer.Option(None, "--shards", min=1, help="with --ray: shards per BM25 index (default: the "
                                "cluster's CPUs, at least 2)"),
+    run_format: str = typer.Option("trec", "--runs", help="run files: trec (plain text) or gz (gzip: "
+                                   "OUT/runs/<dataset>/<setting>.trec.gz, about a quarter of the size; every "
+                                   "reader takes both)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="use a dataset copy whose counts differ "
                                          "from the registry's (every result is then marked unverified)"),
     retriever: list[str] = typer.Option(None, "--retriever", help="NAME=package.module:factory (a callable "
@@ -49,14 +52,18 @@ def run_cmd(
                                   "{dataset} in PATH is the dataset name) as row user.NAME (repeatable)"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
+    from ..errors import SoundingError
     from ..experiment import run_experiment
 
+    if run_format not in ("trec", "gz"):
+        raise SoundingError(f"--runs {run_format!r}: choose trec (plain text) or gz (gzip)")
     result = run_experiment(
         datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
         lucene_norms=lucene_norms, norms=norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
         arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
         shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
         runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
+        gzip_runs=run_format == "gz",
         command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
     )
     if phase == "index":

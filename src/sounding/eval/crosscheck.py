@@ -18,10 +18,11 @@ if they remain, the verdict is MISMATCH.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 import numpy as np
 
-from .metrics import Qrels, Run, per_query_arrays, trec_order
+from .metrics import Qrels, Run, judged_qids, per_query_arrays, trec_order
 
 CHECKED = {"nDCG@10": "ndcg_cut_10", "R@100": "recall_100", "RR@100": "recip_rank"}
 CUT = 100
@@ -89,7 +90,8 @@ class CrosscheckReport:
 
 
 def crosscheck(
-    qrels: Qrels, run: Run, *, tolerance: float = 5e-5, remove_self_hits: bool = False, name: str = "run"
+    qrels: Qrels, run: Run, *, tolerance: float = 5e-5, remove_self_hits: bool = False, name: str = "run",
+    ours: Mapping[str, Mapping[str, float]] | None = None,
 ) -> CrosscheckReport:
     """Compare Sounding's nDCG@10, R@100 and RR@100 with pytrec_eval's, query by query.
 
@@ -98,14 +100,23 @@ def crosscheck(
     both are computed again with the scores rounded to float32, and a difference that vanishes then is
     reported as explained (`report.explained_by_float32`, verdict "OK (float32)"), not as a failure.
     The report's `warnings` (each starting with `name`) note an empty run or one without any judged query.
+    `ours` ({measure: {qid: value}} for every judged query) are the values to check, when the caller
+    computed them another way (from a search's arrays); by default they are computed from `run`.
     """
     from .trec import coverage_warnings
 
-    checks, queries = _checks(qrels, run, remove_self_hits)
+    checks, queries = _checks(qrels, run, remove_self_hits, ours)
     float32 = None
-    if max(c.max_diff for c in checks) > tolerance:
+    # float32 explains a difference only of values computed from this run (given ones are compared first)
+    differs = max(c.max_diff for c in checks) > tolerance
+    if differs and (ours is None or _given_are_computed(qrels, run, remove_self_hits, ours, tolerance)):
         float32, _ = _checks(qrels, _as_float32(run), remove_self_hits)
     return CrosscheckReport(checks, queries, tolerance, float32, tuple(coverage_warnings(qrels, run, name)))
+
+
+def _given_are_computed(qrels: Qrels, run: Run, remove_self_hits: bool, given, tolerance: float) -> bool:
+    qids, computed = per_query_arrays(qrels, run, list(CHECKED), remove_self_hits=remove_self_hits)
+    return all(abs(given[name][q] - v) <= tolerance for name in CHECKED for q, v in zip(qids, computed[name].tolist()))
 
 
 def _as_float32(run: Run) -> Run:
@@ -118,10 +129,15 @@ def _as_float32(run: Run) -> Run:
     return out
 
 
-def _checks(qrels: Qrels, run: Run, remove_self_hits: bool) -> tuple[list[MeasureCheck], int]:
+def _checks(qrels: Qrels, run: Run, remove_self_hits: bool,
+            given: Mapping[str, Mapping[str, float]] | None = None) -> tuple[list[MeasureCheck], int]:
     import pytrec_eval  # imported here: only this check needs it
 
-    qids, ours = per_query_arrays(qrels, run, list(CHECKED), remove_self_hits=remove_self_hits)
+    if given is None:
+        qids, ours = per_query_arrays(qrels, run, list(CHECKED), remove_self_hits=remove_self_hits)
+    else:
+        qids = judged_qids(qrels)
+        ours = {name: np.array([given[name][q] for q in qids], dtype=np.float64) for name in CHECKED}
     cut: Run = {}
     for q in qids:
         hits = run.get(q) or {}

@@ -475,13 +475,19 @@ def write_results(results, path: str | os.PathLike, *, tag: str = "sounding", re
                   batch: int = 4096) -> Path:
     """Write a search's `Results` as a TREC run, the bytes of `write_run(results.to_run(...), path, tag)`."""
     rows = sorted_rows(results.qids)
-    rank = results.rank
-    if rank is None:  # byte order of the ids: trec_eval's tie order
-        ids = [d.encode("utf-8", "surrogatepass") for d in results.docids]
-        rank = np.empty(len(ids), np.int64)
-        rank[np.asarray(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)] = np.arange(len(ids))
-    with RunWriter(path, results.docids, rank, tag=tag) as w:
+    with RunWriter(path, results.docids, docid_byte_rank(results), tag=tag) as w:
         for a in range(0, len(rows), batch):
             w.write(results.qids, results.docs, results.scores, results.counts, rows=rows[a : a + batch],
                     remove_self_hits=remove_self_hits)
     return Path(path)
+
+
+def docid_byte_rank(results) -> np.ndarray:
+    """Each document's place in the byte order of the ids (trec_eval's tie order): `results.rank`, the
+    index's, or computed from the ids when the results carry none."""
+    if results.rank is not None:
+        return np.asarray(results.rank)
+    ids = [d.encode("utf-8", "surrogatepass") for d in results.docids]
+    rank = np.empty(len(ids), np.int64)
+    rank[np.asarray(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)] = np.arange(len(ids))
+    return rank

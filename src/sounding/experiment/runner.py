@@ -6,7 +6,7 @@ Layout of an output folder (everything keyed by content, so a second run reuses 
     OUT/results.json                list of rows, one per dataset × setting
     OUT/indexes/<dataset>-<key>/    index, key = sha256(corpus file, analyzer, index format)
     OUT/indexes/<dataset>-<key>-<N>shards/   the same as N shards, built on Ray (`--ray`, see on_ray.py)
-    OUT/runs/<dataset>/<setting>.trec
+    OUT/runs/<dataset>/<setting>.trec       (.trec.gz with gzip_runs, `--runs gz`)
     OUT/rows/<dataset>/<setting>.json      the row + the cache key it was computed under
     OUT/per_query/<dataset>/<setting>.json per-query values (for reports and significance)
 
@@ -33,14 +33,14 @@ from ..io import atomic_write_json as _write_json
 from ..io import digest as _digest
 from ..io import file_sha256 as _file_sha256
 from ..io import remove_stale, writer_lock
-from ..eval import crosscheck, evaluate, write_run
-from ..eval.metrics import unjudged_in_top
+from ..eval import write_run
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
 from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
+from .scoring import score_setting
 from .settings import Setting, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
@@ -100,6 +100,7 @@ def run_experiment(
     retrievers: Mapping[str, Any] | Iterable[Any] | None = None,
     runs: Mapping[str, str | Path] | None = None,
     unverified_data: bool = False,
+    gzip_runs: bool = False,
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
@@ -114,6 +115,8 @@ def run_experiment(
     `{dataset}` filled per dataset}) add the user's own systems as rows `user.<name>`, scored like every
     arm and tested against the BM25 reference row (flat, Anserini 0.9/0.4), which runs alone when no
     BM25 setting was asked for (experiment/user_systems.py).
+
+    `gzip_runs`: run files are written gzip-compressed (`<setting>.trec.gz`); every reader takes both.
     """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
@@ -168,7 +171,7 @@ def run_experiment(
                     f"at most {index_info['n_docs']:,} per query")
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext():
                 for s in settings:
-                    row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray)
+                    row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray, gzip_runs)
                     rows.append(row)
                     if row["crosscheck"] and not row["crosscheck"]["ok"]:
                         checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
@@ -229,7 +232,7 @@ def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> None:
 
 # -- one setting -------------------------------------------------------------------------------
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
-                 on_ray=None) -> dict:
+                 on_ray=None, gzip_runs: bool = False) -> dict:
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
@@ -237,7 +240,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
                   json.dumps(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())), f"results-{RESULTS_FORMAT}",
                   ",".join(measures),
-                  *([user_key] if user_key else []))
+                  *([user_key] if user_key else []), *(["runs-gz"] if gzip_runs else []))
     row_file = out / "rows" / ds.name / f"{s.name}.json"
     if row_file.is_file() and user_key is not None:  # a user system without a fingerprint is never reused
         cached = json.loads(row_file.read_text())
@@ -247,7 +250,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     extra: dict = {}
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
     if s.arm == "bm25":
-        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray)
+        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False)
     elif s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
         from .user_systems import run_user
 
@@ -260,21 +263,16 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
                          ray=on_ray)
         arm = run_arm(s, ds, ctx)
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
-    run_file = out / "runs" / ds.name / f"{s.name}.trec"
+    run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
-    if results is not None and hasattr(results, "write_run"):
+    if run is None:  # a Sounding search's arrays: the run file is written from them (same bytes, compiled)
         results.write_run(run_file, tag=s.name)
     else:
         write_run(run, run_file, tag=s.name)
-    # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it.
-    scored = evaluate(ds.qrels, run, measures, remove_self_hits=True, per_query=True)
-    raw = evaluate(ds.qrels, run, ["nDCG@10"], per_query=True)
-    per_query = dict(scored.pop("per_query"))
-    per_query["nDCG@10/raw"] = raw["per_query"]["nDCG@10"]
-    unjudged = unjudged_in_top(ds.qrels, run, POOL_K, remove_self_hits=True)
-    per_query[f"unjudged@{POOL_K}"] = unjudged  # counts of hits, not a measure
-    metrics = {**scored, "nDCG@10/raw": raw["nDCG@10"]}
-    check = crosscheck(ds.qrels, run, remove_self_hits=True)
+    # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
+    # a Sounding search is scored from its arrays (experiment/scoring.py: the same values as from dicts)
+    scored = score_setting(ds.qrels, ds.queries, measures, results=results, run=run, pool_k=POOL_K)
+    per_query, unjudged, metrics = scored.per_query, scored.unjudged, scored.metrics
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)
     if s.arm == "user":
@@ -283,13 +281,12 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         extra.update(row_extras(s, ds.name, out, per_query))
     row = ResultRow.from_dict({
         "dataset": ds.name, **s.describe(), "metrics": metrics, "n_queries": len(ds.qrels),
-        "crosscheck": {"ok": check.ok, "max_diff": check.max_diff,
-                       **({"explained_by_float32": True} if check.explained_by_float32 else {})},
+        "crosscheck": scored.crosscheck_row(),
         "index_seconds": index_info["index_seconds"] if s.engine == "sounding" else None,
         "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,
         "search_seconds": seconds, "qps": len(ds.queries) / seconds if seconds else None,
         "hits": k, "threads": threads,
-        "queries_without_hits": sum(1 for q in ds.queries if not run.get(q)),
+        "queries_without_hits": scored.queries_without_hits,
         **({"unverified_data": True} if not ds.verified else {}),
         "run_file": str(run_file.relative_to(out)), "per_query_file": str(pq_file.relative_to(out)),
         "published": _published(ds.name, s), "model": extra.pop("model", None),
@@ -310,13 +307,14 @@ def _pool_holes(qrels: dict, unjudged: dict[str, int]) -> dict:
             "judged_nonrelevant": sum(1 for j in qrels.values() for g in j.values() if g == 0)}
 
 
-def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None):
+def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None, dicts: bool = True):
+    """(run dict, or None when `dicts` is False and the hits are arrays; seconds; the results or None)."""
     if s.engine == "sounding":
         searcher = on_ray or Searcher(index_dir)  # --ray: the shard actors, merged exactly (same run file)
         results = searcher.search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
                                   lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
                                   proximity=s.proximity, typos=s.typos)
-        return results.to_run(), results.seconds, results
+        return results.to_run() if dicts or not hasattr(results, "write_run") else None, results.seconds, results
     from ..engines import get_engine
 
     engine = get_engine(s.engine)

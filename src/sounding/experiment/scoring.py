@@ -1,0 +1,185 @@
+"""Score one setting of `sounding run`: the measures, raw nDCG@10, per-query values, pool holes, cross-check.
+
+A Sounding search is scored from its top-k arrays (`score_results`): the judged documents' ranks come from
+compiled code (eval/arrayeval.py) and the values from metrics.py's own per-query code, so every number is
+the one `score_run(qrels, results.to_run())` gives, to the last digit, without a dict per query. Any other
+arm (dense, hybrid, sparse, rerank, the user's systems) hands a run dict to `score_run`.
+
+The pytrec_eval cross-check (trec_eval's C code, eval/crosscheck.py) needs dicts. It gets, for every judged
+query, the hits that can reach the top 100 once the query's own document is removed (those scored at least
+as high as the 101st best; ties at the border all kept), as {docid: score}; it cuts them to the top 100 in
+trec_eval's order itself, re-scores them, and compares each query's nDCG@10, R@100 and RR@100 with the
+values this module put in the row. Above `CROSSCHECK_QUERIES` judged queries a deterministic sample of that
+many (evenly spaced in sorted qid order) is checked, and the row's "crosscheck" says how many ("queries",
+"of"); below it every judged query is.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from ..errors import SoundingError
+from ..eval import evaluate
+from ..eval.crosscheck import CHECKED, CUT, CrosscheckReport, crosscheck
+from ..eval.measures import parse_measures
+from ..eval.metrics import _WHOLE_RANKING, Qrels, Run, _query_values, judged_qids, unjudged_in_top
+
+RAW = "nDCG@10"  # scored on the ranking as retrieved too (row's "nDCG@10/raw"), own hits kept
+CROSSCHECK_QUERIES = 2000  # judged queries checked against pytrec_eval at most (a deterministic sample above)
+
+
+@dataclass
+class Scored:
+    metrics: dict[str, float]  # measure → mean (own hits removed), and "nDCG@10/raw"
+    per_query: dict[str, dict]  # measure → {qid: value}, "nDCG@10/raw", "unjudged@K" (counts)
+    unjudged: dict[str, int]  # qid → hits in the top K without any judgement
+    check: CrosscheckReport
+    checked: int  # judged queries cross-checked
+    judged: int  # judged queries
+    queries_without_hits: int  # of the queries searched
+
+    def crosscheck_row(self) -> dict:
+        """The row's "crosscheck": verdict, largest difference, and how many queries a sample checked."""
+        c = self.check
+        return {"ok": c.ok, "max_diff": c.max_diff, **({"explained_by_float32": True} if c.explained_by_float32 else {}),
+                **({"queries": self.checked, "of": self.judged} if self.checked < self.judged else {})}
+
+
+def score_setting(qrels: Qrels, queries: Iterable[str], measures: list[str], *, results=None, run: Run | None = None,
+                  pool_k: int = 10) -> Scored:
+    """Score a `run` dict, or else a Sounding search's `results` from its arrays (other result types through
+    their run dict); own hits removed (BEIR's convention) except for the raw nDCG@10."""
+    if run is not None:
+        return score_run(qrels, queries, measures, run, pool_k)
+    if hasattr(results, "counts") and hasattr(results, "docs"):
+        return score_results(qrels, queries, measures, results, pool_k)
+    return score_run(qrels, queries, measures, results.to_run(), pool_k)
+
+
+def score_run(qrels: Qrels, queries: Iterable[str], measures: list[str], run: Run, pool_k: int = 10) -> Scored:
+    """The dict path: `evaluate` twice (own hits removed; raw nDCG@10), `unjudged_in_top`, `crosscheck`."""
+    scored = evaluate(qrels, run, measures, remove_self_hits=True, per_query=True)
+    raw = evaluate(qrels, run, [RAW], per_query=True)
+    per_query = dict(scored.pop("per_query"))
+    per_query[f"{RAW}/raw"] = raw["per_query"][RAW]
+    unjudged = unjudged_in_top(qrels, run, pool_k, remove_self_hits=True)
+    per_query[f"unjudged@{pool_k}"] = unjudged
+    metrics = {**scored, f"{RAW}/raw": raw[RAW]}
+    check = crosscheck(qrels, run, remove_self_hits=True)
+    judged = len(judged_qids(qrels))
+    return Scored(metrics, per_query, unjudged, check, judged, judged, sum(1 for q in queries if not run.get(q)))
+
+
+def score_results(qrels: Qrels, queries: Iterable[str], measures: list[str], results, pool_k: int = 10) -> Scored:
+    """`score_run(qrels, queries, measures, results.to_run())` from the arrays: the same values and counts."""
+    from ..eval.arrayeval import OK, judged_ranks, lookup_ids
+    from ..eval.runfile import DocIdTable, docid_byte_rank
+
+    ms = parse_measures(measures)
+    raw_m = parse_measures([RAW])
+    qids = judged_qids(qrels)
+    if not qids:
+        raise SoundingError("the qrels hold no judged queries")
+    if pool_k < 1:
+        raise SoundingError(f"the cutoff must be at least 1, got {pool_k}")
+    last = {q: i for i, q in enumerate(results.qids)}  # a repeated qid: its last row, as to_run's dict keeps
+    counts = np.asarray(results.counts, dtype=np.int64)
+    try:
+        judged_ids = [d.encode("utf-8") for q in qids for d in qrels[q]]
+        own_ids = [q.encode("utf-8") for q in qids]
+    except UnicodeEncodeError:  # an id no UTF-8 file can hold: the dict path decides
+        return score_run(qrels, queries, measures, results.to_run(), pool_k)
+    want = judged_ids + own_ids
+    want_ptr = np.zeros(len(want) + 1, np.int64)
+    np.cumsum([len(w) for w in want], out=want_ptr[1:])
+    want_blob = np.frombuffer(b"".join(want), np.uint8) if want_ptr[-1] else np.zeros(1, np.uint8)
+    table = DocIdTable(results.docids)
+    numbers, unique = lookup_ids(table.blob, np.asarray(table.starts), want_blob, want_ptr)
+    first = np.zeros(len(qids) + 1, np.int64)
+    np.cumsum([len(qrels[q]) for q in qids], out=first[1:])
+    rows = np.array([last.get(q, -1) for q in qids], dtype=np.int64)
+    horizon = _horizon(ms)
+    status = not OK
+    if unique:
+        status, ranks_self, ranks_raw, n_self, n_raw = judged_ranks(
+            np.ascontiguousarray(results.docs), np.ascontiguousarray(results.scores), counts, rows,
+            numbers[len(judged_ids):], first, numbers[: len(judged_ids)], docid_byte_rank(results),
+            float(min(max(horizon, pool_k), 2.0**62)), float(min(_horizon(raw_m), 2.0**62)), len(table.starts) - 1)
+    if status != OK:  # a NaN score, or an id twice: the dict path reports or decides
+        return score_run(qrels, queries, measures, results.to_run(), pool_k)
+
+    table_self = np.zeros((len(qids), len(ms)))
+    table_raw = np.zeros((len(qids), 1))
+    unjudged: dict[str, int] = {}
+    rs_l, rr_l, ns_l, nr_l, first_l = ranks_self.tolist(), ranks_raw.tolist(), n_self.tolist(), n_raw.tolist(), first.tolist()
+    for i, q in enumerate(qids):
+        judgements = qrels[q]
+        a, z = first_l[i], first_l[i + 1]
+        grades = judgements.values()
+        n = ns_l[i]
+        top = 0
+        if n:
+            found = [(r, g) for r, g in zip(rs_l[a:z], grades) if r]
+            table_self[i] = _query_values(ms, judgements, [r for r, _ in found], [g for _, g in found], n)
+            top = sum(1 for r, _ in found if r <= pool_k)
+        unjudged[q] = min(pool_k, n) - top
+        if nr_l[i]:
+            found = [(r, g) for r, g in zip(rr_l[a:z], grades) if r]
+            table_raw[i] = _query_values(raw_m, judgements, [r for r, _ in found], [g for _, g in found], nr_l[i])
+    values = {str(m): table_self[:, j].copy() for j, m in enumerate(ms)}  # as per_query_arrays: columns copied
+    raw = table_raw[:, 0].copy()
+    metrics: dict = {name: float(v.mean()) for name, v in values.items()}
+    per_query: dict = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
+    metrics[f"{RAW}/raw"] = float(raw.mean())
+    per_query[f"{RAW}/raw"] = dict(zip(qids, raw.tolist()))
+    per_query[f"unjudged@{pool_k}"] = unjudged
+    got = {q: int(counts[i]) for q, i in last.items()}
+    without_hits = sum(1 for q in queries if not got.get(q))
+    checked = _sample(qids, CROSSCHECK_QUERIES)
+    check = _crosscheck_results(qrels, results, checked, last, per_query, ms)
+    return Scored(metrics, per_query, unjudged, check, len(checked), len(qids), without_hits)
+
+
+def _horizon(ms) -> float:
+    """Ranks beyond which no measure of `ms` tells ranks apart (metrics.py's rule)."""
+    return math.inf if any(m.k is None or m.name in _WHOLE_RANKING for m in ms) else max(m.k for m in ms)
+
+
+def _sample(qids: list[str], most: int) -> list[str]:
+    """At most `most` of the sorted qids, evenly spaced (all of them when there are no more)."""
+    if len(qids) <= most:
+        return qids
+    return [qids[i * len(qids) // most] for i in range(most)]
+
+
+def _crosscheck_results(qrels: Qrels, results, qids: list[str], last: Mapping[str, int], per_query: dict,
+                        ms) -> CrosscheckReport:
+    """pytrec_eval on the hits of `qids` that can reach the top CUT without the own hit, against our values."""
+    from ..search.searcher import _hit_ids
+
+    sub = {q: qrels[q] for q in qids}
+    rows = np.array([last[q] for q in qids if q in last], dtype=np.int64)
+    names = [q for q in qids if q in last]
+    scores = np.asarray(results.scores)[rows]
+    docs = np.asarray(results.docs)[rows]
+    valid = np.arange(scores.shape[1]) < np.asarray(results.counts)[rows][:, None]
+    masked = np.where(valid, scores, -np.inf)
+    keep = valid
+    if scores.shape[1] > CUT + 1:  # the 101st best score of each row: hits below it cannot reach the top 100
+        border = -np.partition(-masked, CUT, axis=1)[:, CUT]
+        keep = valid & (masked >= border[:, None])
+    order = np.argsort(~keep, axis=1, kind="stable")  # the kept hits first, in their order
+    kept = keep.sum(axis=1)
+    ids = _hit_ids(results.docids, np.take_along_axis(docs, order, 1), kept)
+    values = np.take_along_axis(scores, order, 1).tolist()
+    run: Run = {}
+    at = 0
+    for q, s, n in zip(names, values, kept.tolist()):
+        run[q] = dict(zip(ids[at : at + n], s[:n]))
+        at += n
+    have = {str(m) for m in ms}
+    ours = {name: {q: per_query[name][q] for q in qids} for name in CHECKED} if have >= set(CHECKED) else None
+    return crosscheck(sub, run, remove_self_hits=True, ours=ours)

@@ -1,0 +1,202 @@
+"""A setting scored from a search's arrays (experiment/scoring.score_results) gives exactly what the dict path
+(score_run on results.to_run(): evaluate twice, unjudged_in_top, crosscheck) gives: every mean, every
+per-query value, the pool counts and the queries without hits, to the last digit."""
+import json
+
+import numpy as np
+import pytest
+
+from sounding.datasets import Document, iter_corpus, load_dataset
+from sounding.experiment import scoring
+from sounding.experiment.runner import BEIR_MEASURES, MRTYDI_MEASURES
+from sounding.experiment.scoring import score_results, score_run
+from sounding.index import build_index
+from sounding.search import Results, Searcher
+
+ALL = [*BEIR_MEASURES, "AP", "RR", "P@5", "Success@3", "nDCG"]
+
+
+def _same(a, b):
+    assert json.dumps(a.metrics) == json.dumps(b.metrics)  # same keys, same order, same digits
+    assert json.dumps(a.per_query) == json.dumps(b.per_query)
+    assert a.unjudged == b.unjudged
+    assert a.queries_without_hits == b.queries_without_hits
+    assert a.check.ok and b.check.ok
+    if a.checked == b.checked:
+        assert [c.ours for c in a.check.checks] == pytest.approx([c.ours for c in b.check.checks], abs=1e-12)
+
+
+def _random_case(seed, n_docs=400, n_q=80, k=60):
+    """Hits with many exact ties (scores on a coarse grid), ids whose byte order differs from their number
+    order ("d10" < "d9"), self hits, judged documents missing from the collection, negative and zero grades,
+    a repeated qid (its last row counts), queries without hits and judged queries never searched."""
+    rng = np.random.default_rng(seed)
+    ids = [f"d{i}" for i in range(n_docs)]
+    ids[3], ids[4] = "q1", "q2"  # documents whose id is a query's
+    qids = [f"q{i}" for i in range(n_q)]
+    qids[7] = "q1"  # repeated: the last row is the one that counts
+    docs = np.full((n_q, k), -1, np.int64)
+    scores = np.zeros((n_q, k), np.float32)
+    counts = rng.integers(0, k + 1, n_q)
+    counts[::11] = 0
+    for r in range(n_q):
+        n = counts[r]
+        docs[r, :n] = rng.choice(n_docs, n, replace=False)
+        if r % 5 == 0 and n:
+            docs[r, 0] = 3 if r % 2 else 4  # a self hit for q1 / q2 rows
+        scores[r, :n] = np.sort(np.round(rng.random(n) * 3, 1).astype(np.float32))[::-1]
+    qrels = {}
+    for q in sorted(set(qids)) + ["q-never"]:
+        pick = rng.choice(n_docs, int(rng.integers(1, 30)), replace=False)
+        qrels[q] = {ids[d]: int(g) for d, g in zip(pick, rng.integers(-1, 4, len(pick)))}
+        if rng.random() < 0.3:
+            qrels[q]["not-in-collection"] = 2
+    qrels["q1"]["q1"] = 2  # the query's own document is judged: removed for the BEIR measures, kept raw
+    qrels["q-empty"] = {}
+    rank = np.argsort(np.argsort([d.encode() for d in ids], kind="stable"))
+    res = Results(qids, docs, scores, counts, ids, rank=rank if seed % 2 else None)
+    return qrels, qids + ["q-not-searched"], res
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_arrays_score_as_the_dicts_on_random_ties(seed):
+    qrels, queries, res = _random_case(seed)
+    for ms in (BEIR_MEASURES, MRTYDI_MEASURES, ALL, ["nDCG@10", "R@100"]):
+        for pool_k in (10, 3):
+            got = score_results(qrels, queries, ms, res, pool_k)
+            _same(got, score_run(qrels, queries, ms, res.to_run(), pool_k))
+    assert got.checked == got.judged
+
+
+def test_a_large_query_set_is_crosschecked_on_a_sample(monkeypatch):
+    qrels, queries, res = _random_case(1)
+    monkeypatch.setattr(scoring, "CROSSCHECK_QUERIES", 10)
+    got = score_results(qrels, queries, BEIR_MEASURES, res)
+    assert got.checked == 10 and got.check.queries == 10 and got.judged == len([q for q in qrels if qrels[q]])
+    assert got.crosscheck_row()["queries"] == 10 and got.crosscheck_row()["of"] == got.judged
+    _same(got, score_run(qrels, queries, BEIR_MEASURES, res.to_run()))  # the values are all computed
+    assert "queries" not in score_run(qrels, queries, BEIR_MEASURES, res.to_run()).crosscheck_row()
+
+
+def test_a_wrong_value_fails_the_crosscheck(monkeypatch):
+    """The check compares pytrec_eval with the values the row holds, not with a second computation of ours."""
+    qrels, queries, res = _random_case(2)
+    real = scoring._query_values
+
+    def off(ms, *a):
+        return [v + 0.01 if str(m) == "R@100" else v for m, v in zip(ms, real(ms, *a))]
+
+    monkeypatch.setattr(scoring, "_query_values", off)
+    got = score_results(qrels, queries, BEIR_MEASURES, res)
+    assert not got.check.ok and got.check.max_diff >= 0.01
+
+
+def test_a_nan_score_goes_the_dict_way():
+    qrels, queries, res = _random_case(3)
+    r = next(r for r in range(2, 80) if res.counts[r] and r != 7)
+    res.scores[r, 0] = np.nan
+    with pytest.raises(Exception, match="NaN"):
+        score_results(qrels, queries, BEIR_MEASURES, res)
+
+
+def test_tie_index_all_layouts(tmp_path):
+    rng = np.random.default_rng(7)
+    words = ["alpha", "beta", "gamma", "delta", "cell", "the"]
+    ids = [f"d{i:04d}" if i % 97 else f"dé{i}" for i in range(800)]
+    ids[5] = "q3"
+    docs = [Document(d, " ".join(rng.choice(words, 2)), " ".join(rng.choice(words, int(rng.integers(1, 20)))), i + 1)
+            for i, d in enumerate(ids)]
+    build_index(docs, tmp_path / "ix")
+    queries = [(f"q{i}", " ".join(rng.choice(words, int(rng.integers(1, 4))))) for i in range(40)]
+    qrels = {q: {ids[d]: int(g) for d, g in zip(rng.choice(800, 15, replace=False), rng.integers(0, 3, 15))}
+             for q, _ in queries}
+    qrels["q3"]["q3"] = 1
+    s = Searcher(tmp_path / "ix")
+    for layout in ("flat", "multifield", "multifield-max", "bm25f"):
+        for ties in (False, True):
+            res = s.search(queries, layout=layout, anserini_ties=ties, lucene_norms=ties and layout != "bm25f", k=500)
+            qs = [q for q, _ in queries]
+            _same(score_results(qrels, qs, BEIR_MEASURES, res), score_run(qrels, qs, BEIR_MEASURES, res.to_run()))
+
+
+@pytest.mark.parametrize("name", ["scifact", "nfcorpus"])
+def test_real_datasets_every_setting(beir_dir, tmp_path, name):
+    ds = load_dataset(name, data_dir=beir_dir(name).parent)
+    build_index(iter_corpus(ds.corpus_path), tmp_path / "ix")
+    s = Searcher(tmp_path / "ix")
+    for layout, lucene in (("flat", True), ("flat", False), ("multifield", False), ("bm25f", False)):
+        res = s.search(ds.queries, layout=layout, lucene_norms=lucene, anserini_ties=lucene, k=1000, threads=2)
+        got = score_results(ds.qrels, ds.queries, BEIR_MEASURES, res)
+        _same(got, score_run(ds.qrels, ds.queries, BEIR_MEASURES, res.to_run()))
+        assert got.checked == got.judged and got.check.exact
+
+
+def _rows_by_dicts(monkeypatch):
+    """Make `sounding run` score every setting the dict way (the reference)."""
+    monkeypatch.setattr(scoring, "score_results",
+                        lambda qrels, queries, ms, results, pool_k=10: score_run(qrels, queries, ms, results.to_run(), pool_k))
+
+
+TIMES = ("search_seconds", "qps", "index_seconds")  # clock readings: they differ from one run to the next
+
+
+def _outputs(out):
+    rows = [{k: v for k, v in r.items() if k not in TIMES} for r in json.loads((out / "results.json").read_text())]
+    per_query = {r["per_query_file"]: (out / r["per_query_file"]).read_bytes() for r in rows}
+    return rows, per_query
+
+
+def test_run_rows_and_files_are_those_of_the_dict_path(tmp_path, monkeypatch):
+    from sounding.experiment import run_experiment
+    from test_harness import make_beir
+
+    data = make_beir(tmp_path / "toy")
+    run_experiment([str(data)], tmp_path / "arrays", log=lambda m: None)
+    with monkeypatch.context() as m:
+        _rows_by_dicts(m)
+        run_experiment([str(data)], tmp_path / "dicts", log=lambda m: None)
+    (rows, pq), (rows_d, pq_d) = _outputs(tmp_path / "arrays"), _outputs(tmp_path / "dicts")
+    assert rows == rows_d and pq == pq_d and len(rows) == 14
+    for r in rows:
+        assert (tmp_path / "arrays" / r["run_file"]).read_bytes() == (tmp_path / "dicts" / r["run_file"]).read_bytes()
+
+
+@pytest.mark.realdata
+def test_run_scifact_rows_are_those_of_the_dict_path(shared_data, tmp_path, monkeypatch):
+    from sounding.experiment import run_experiment
+
+    kw = dict(layouts=["flat", "bm25f"], params=["anserini"], data_dir=shared_data, log=lambda m: None)
+    run_experiment(["scifact"], tmp_path / "arrays", **kw)
+    with monkeypatch.context() as m:
+        _rows_by_dicts(m)
+        run_experiment(["scifact"], tmp_path / "dicts", **kw)
+    (rows, pq), (rows_d, pq_d) = _outputs(tmp_path / "arrays"), _outputs(tmp_path / "dicts")
+    assert rows == rows_d and pq == pq_d and len(rows) == 3
+
+
+def test_cli_runs_gz_writes_gzip_runs_with_the_same_text_and_rows(tmp_path, capsys):
+    import gzip
+
+    from sounding.cli import main
+    from test_harness import make_beir
+
+    data = make_beir(tmp_path / "toy")
+    opts = ["--layouts", "flat,bm25f", "--params", "anserini"]
+    assert main(["run", str(data), "--out", str(tmp_path / "plain"), *opts]) == 0
+    assert main(["run", str(data), "--out", str(tmp_path / "gz"), "--runs", "gz", *opts]) == 0
+    rows, _ = _outputs(tmp_path / "plain")
+    rows_gz, _ = _outputs(tmp_path / "gz")
+    assert len(rows) == len(rows_gz) > 0
+    for r, g in zip(rows, rows_gz):
+        assert g["run_file"] == r["run_file"] + ".gz" and g["metrics"] == r["metrics"]
+        text = (tmp_path / "plain" / r["run_file"]).read_bytes()
+        packed = (tmp_path / "gz" / g["run_file"]).read_bytes()
+        assert packed[:2] == b"\x1f\x8b" and gzip.decompress(packed) == text and text
+        assert not (tmp_path / "gz" / r["run_file"]).exists()
+    # a plain rerun into the gzip folder recomputes (the row's key holds the format) and writes plain runs
+    assert main(["run", str(data), "--out", str(tmp_path / "gz"), *opts]) == 0
+    assert all((tmp_path / "gz" / r["run_file"]).is_file() for r in rows)
+    capsys.readouterr()
+    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--runs", "zip"]) == 2
+    err = capsys.readouterr().err
+    assert "--runs 'zip'" in err and "Traceback" not in err
