@@ -418,7 +418,7 @@ def test_harness_dense_and_hybrid_arms_end_to_end(tmp_path, minilm):
     write_beir(tmp_path / "tiny", docs, queries, qrels)
     out = tmp_path / "out"
     res = run_experiment([str(tmp_path / "tiny")], out, arms=["dense", "hybrid", "rerank"], models=[], log=lambda m: None)
-    rows = {r["setting"]: r for r in res.rows}
+    rows = {r["setting"]: r for r in res.to_dicts()}
     dense = rows["sounding.dense.all-minilm-l6-v2"]
     assert dense["model"]["name"] == "sentence-transformers/all-MiniLM-L6-v2" and "MS MARCO" in dense["model"]["provenance"]
     assert dense["vectors_bytes"] == 24 * 384 * 4 + 128 and dense["encoded_now"] == 24
@@ -436,6 +436,6 @@ def test_harness_dense_and_hybrid_arms_end_to_end(tmp_path, minilm):
     for f in (out / "rows").rglob("*.json"):
         f.unlink()
     again = run_experiment([str(tmp_path / "tiny")], out, arms=["dense", "rerank"], models=[], log=lambda m: None)
-    assert again.rows[0]["encoded_now"] == 0
-    assert again.rows[0]["metrics"] == dense["metrics"]
-    assert again.rows[1]["new_pairs"] == 0 and again.rows[1]["cached_pairs"] == rr["new_pairs"]
+    assert again.to_dicts()[0]["encoded_now"] == 0
+    assert again.to_dicts()[0]["metrics"] == dense["metrics"]
+    assert again.to_dicts()[1]["new_pairs"] == 0 and again.to_dicts()[1]["cached_pairs"] == rr["new_pairs"]

@@ -35,23 +35,24 @@ def test_run_grid_writes_rows_runs_and_reuses_them(tmp_path):
     data = make_beir(tmp_path / "toy")
     logs = []
     res = run_experiment([str(data)], tmp_path / "out", log=logs.append)
-    assert len(res.rows) == 14  # 4 layouts × 2 parameter sets, and Lucene's arithmetic beside 3 of the layouts
-    assert sum(r["lucene_norms"] for r in res.rows) == 6
-    row = res.rows[0]
+    assert len(res.to_dicts()) == 14  # 4 layouts × 2 parameter sets, and Lucene's arithmetic beside 3 of the layouts
+    assert sum(r["lucene_norms"] for r in res.to_dicts()) == 6
+    row = res.to_dicts()[0]
     assert {"dataset", "engine", "layout", "k1", "b", "metrics"} <= set(row)
-    assert set(row["metrics"]) >= {"nDCG@10", "nDCG@10/raw", "R@100", "R@1000", "RR@100", "judged@10"}
-    assert all(r["crosscheck"]["ok"] for r in res.rows)
-    assert json.loads((tmp_path / "out" / "results.json").read_text()) == res.rows
-    for r in res.rows:
+    assert set(row["metrics"]) >= {"nDCG@10", "R@100", "R@1000", "RR@100", "judged@10"}
+    assert set(row["raw_metrics"]) == {"nDCG@10"}
+    assert all(r["crosscheck"]["ok"] for r in res.to_dicts())
+    assert json.loads((tmp_path / "out" / "results.json").read_text()) == res.to_dicts()
+    for r in res.to_dicts():
         assert (tmp_path / "out" / r["run_file"]).is_file() and (tmp_path / "out" / r["per_query_file"]).is_file()
-    flat = next(r for r in res.rows if r["setting"] == "sounding.bm25.flat.anserini")
+    flat = next(r for r in res.to_dicts() if r["setting"] == "sounding.bm25.flat.anserini")
     # q2's own document "q2" is dropped under the BEIR convention; raw keeps it
-    assert flat["metrics"]["nDCG@10"] != flat["metrics"]["nDCG@10/raw"]
+    assert flat["metrics"]["nDCG@10"] != flat["raw_metrics"]["nDCG@10"]
     assert any("indexing" in m for m in logs)
 
     logs.clear()
     again = run_experiment([str(data)], tmp_path / "out", log=logs.append)
-    assert again.rows == res.rows and logs == []  # nothing recomputed
+    assert again.to_dicts() == res.to_dicts() and logs == []  # nothing recomputed
 
     # an interrupted run: one setting's row never written → only that one is redone
     (tmp_path / "out" / "rows" / "toy" / "sounding.bm25.bm25f.lucene.json").unlink()
@@ -63,7 +64,7 @@ def test_results_do_not_depend_on_threads(tmp_path):
     data = make_beir(tmp_path / "toy")
     a = run_experiment([str(data)], tmp_path / "a", threads=1, log=lambda m: None)
     b = run_experiment([str(data)], tmp_path / "b", threads=2, log=lambda m: None)
-    for ra, rb in zip(a.rows, b.rows):
+    for ra, rb in zip(a.to_dicts(), b.to_dicts()):
         assert (tmp_path / "a" / ra["run_file"]).read_bytes() == (tmp_path / "b" / rb["run_file"]).read_bytes()
         assert ra["metrics"] == rb["metrics"]
 
@@ -120,6 +121,6 @@ def test_sounding_run_scifact_nfcorpus_reproduces_pyserini(shared_data, tmp_path
                          data_dir=shared_data, gate=True, log=lambda m: None)
     want = {("scifact", "flat"): 0.6789, ("scifact", "multifield"): 0.6647,
             ("nfcorpus", "flat"): 0.3218, ("nfcorpus", "multifield"): 0.3254}
-    for r in res.rows:
+    for r in res.to_dicts():
         assert abs(r["metrics"]["nDCG@10"] - want[r["dataset"], r["layout"]]) <= 0.002
     assert res.gate_failures == []

@@ -76,7 +76,7 @@ def check_user_rows(out: Path, rows: list[dict], dataset: str, names: list[str])
         row = by[f"user.{name}"]
         assert row["engine"] == "user" and row["arm"] == "user" and row["system"] == name
         assert row["layout"] is None and row["k1"] is None and row["published"] is None
-        assert set(MEASURES) | {"nDCG@10/raw"} <= set(row["metrics"])
+        assert set(MEASURES) <= set(row["metrics"]) and set(row["raw_metrics"]) == {"nDCG@10"}
         assert row["crosscheck"]["ok"]
         assert (out / row["run_file"]).is_file() and row["run_file"] == f"runs/{dataset}/user.{name}.trec"
         vs = row["vs_bm25"]
@@ -144,33 +144,33 @@ def test_tfidf_object_beside_bm25_on_the_fixture(tmp_path):
     logs: list[str] = []
     res = sounding.run_experiment([str(TINY)], out, retrievers={"tfidf": TfIdf()}, log=logs.append)
     # no BM25 setting asked for: the reference row alone, then the system
-    assert [r["setting"] for r in res.rows] == [REF, "user.tfidf"]
-    rows = check_user_rows(out, res.rows, "tiny-beir", ["tfidf"])
+    assert [r["setting"] for r in res.to_dicts()] == [REF, "user.tfidf"]
+    rows = check_user_rows(out, res.to_dicts(), "tiny-beir", ["tfidf"])
     assert rows["tfidf"]["kind"] == "retriever" and rows["tfidf"]["source"].endswith("TfIdf")
     assert rows["tfidf"]["index_seconds"] is not None and rows["tfidf"]["qps"]
-    assert json.loads((out / "results.json").read_text()) == res.rows
+    assert json.loads((out / "results.json").read_text()) == res.to_dicts()
     check_report(out, "tiny-beir", rows)
 
     # an object without a fingerprint is never taken from the row cache; the BM25 row is
     logs.clear()
     again = sounding.run_experiment([str(TINY)], out, retrievers={"tfidf": TfIdf()}, log=logs.append)
     assert logs == ["tiny-beir: user.tfidf"]
-    assert again.rows[1]["metrics"] == res.rows[1]["metrics"]
+    assert again.to_dicts()[1]["metrics"] == res.to_dicts()[1]["metrics"]
 
 
 def test_reference_row_is_the_same_run_file_with_or_without_user_systems(tmp_path):
     plain = sounding.run_experiment([str(TINY)], tmp_path / "a", layouts=["flat"], params=["anserini"], log=quiet)
     mixed = sounding.run_experiment([str(TINY)], tmp_path / "b", layouts=["flat", "bm25f"], params=["anserini"],
                                     retrievers=[TfIdf()], log=quiet)
-    assert [r["setting"] for r in mixed.rows] == [REF, f"{REF}.lucene-norms", "sounding.bm25.bm25f.anserini",
+    assert [r["setting"] for r in mixed.to_dicts()] == [REF, f"{REF}.lucene-norms", "sounding.bm25.bm25f.anserini",
                                                   "user.tfidf"]
-    assert (tmp_path / "a" / plain.rows[0]["run_file"]).read_bytes() == \
-        (tmp_path / "b" / mixed.rows[0]["run_file"]).read_bytes()
-    assert plain.rows[0]["metrics"] == mixed.rows[0]["metrics"]
+    assert (tmp_path / "a" / plain.to_dicts()[0]["run_file"]).read_bytes() == \
+        (tmp_path / "b" / mixed.to_dicts()[0]["run_file"]).read_bytes()
+    assert plain.to_dicts()[0]["metrics"] == mixed.to_dicts()[0]["metrics"]
     # asked BM25 settings without the reference: the reference is added, first
     lucene = sounding.run_experiment([str(TINY)], tmp_path / "c", params=["lucene"], layouts=["flat"],
                                      retrievers={"t": TfIdf()}, log=quiet)
-    assert [r["setting"] for r in lucene.rows] == [REF, "sounding.bm25.flat.lucene",
+    assert [r["setting"] for r in lucene.to_dicts()] == [REF, "sounding.bm25.flat.lucene",
                                                    "sounding.bm25.flat.lucene.lucene-norms", "user.t"]
 
 
@@ -179,7 +179,7 @@ def test_bm25_retriever_returns_results_and_matches_the_builtin_row(tmp_path):
     fingerprint its row is reused on a rerun."""
     out = tmp_path / "out"
     res = sounding.run_experiment([str(TINY)], out, retrievers={"mybm25": "bm25"}, log=quiet)
-    ref, mine = res.rows
+    ref, mine = res.to_dicts()
     assert mine["setting"] == "user.mybm25" and mine["metrics"] == ref["metrics"]
     strip = lambda p: [line.rsplit(" ", 1)[0] for line in (out / p).read_text().splitlines()]  # noqa: E731
     assert strip(mine["run_file"]) == strip(ref["run_file"])  # the same lines but for the tag
@@ -331,7 +331,7 @@ def test_readme_quickstart_runs_on_the_fixture(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ns: dict = {}
     exec(compile(code.replace('["scifact"]', repr([str(TINY)])), "README.md", "exec"), ns)
-    assert [r["setting"] for r in ns["result"].rows] == [REF, "user.overlap"]
+    assert [r["setting"] for r in ns["result"].to_dicts()] == [REF, "user.overlap"]
     assert "## Your systems against BM25" in Path(ns["md"]).read_text()
 
 
@@ -341,7 +341,7 @@ def test_readme_quickstart_on_scifact(shared_data, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ns: dict = {}
     exec(compile(readme_quickstart(), "README.md", "exec"), ns)
-    ref, mine = ns["result"].rows
+    ref, mine = ns["result"].to_dicts()
     assert ref["published"]["nDCG@10"] == 0.6789 and abs(ref["metrics"]["nDCG@10"] - 0.6789) < 0.01
     assert mine["vs_bm25"]["diff"] < 0 and mine["vs_bm25"]["rand_pvalue"] < 0.05  # word overlap loses to BM25
     assert "| scifact | user.overlap |" in Path(ns["md"]).read_text()
@@ -353,13 +353,13 @@ def test_tfidf_on_scifact_and_nfcorpus_beside_bm25(shared_data, tmp_path, capsys
     out = tmp_path / "out"
     res = sounding.run_experiment(["scifact", "nfcorpus"], out, data_dir=shared_data, retrievers={"tfidf": TfIdf()},
                                   log=quiet)
-    assert [(r["dataset"], r["setting"]) for r in res.rows] == [
+    assert [(r["dataset"], r["setting"]) for r in res.to_dicts()] == [
         ("scifact", REF), ("scifact", "user.tfidf"), ("nfcorpus", REF), ("nfcorpus", "user.tfidf")]
     published = {"scifact": 0.6789, "nfcorpus": 0.3218}
     tfidf = {}
     for dataset, pub in published.items():
-        rows = check_user_rows(out, res.rows, dataset, ["tfidf"])
-        ref = next(r for r in res.rows if r["dataset"] == dataset and r["setting"] == REF)
+        rows = check_user_rows(out, res.to_dicts(), dataset, ["tfidf"])
+        ref = next(r for r in res.to_dicts() if r["dataset"] == dataset and r["setting"] == REF)
         assert ref["published"]["nDCG@10"] == pub and abs(ref["metrics"]["nDCG@10"] - pub) < 0.01
         tfidf[dataset] = rows["tfidf"]
         assert 0.2 < rows["tfidf"]["metrics"]["nDCG@10"] < ref["metrics"]["nDCG@10"] + 0.05

@@ -281,7 +281,7 @@ def make_beir(root):
 def test_sounding_run_rows_carry_the_pool_bias_measures_and_holes(tmp_path):
     data = make_beir(tmp_path / "toy")
     res = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], log=lambda m: None)
-    row = res.rows[0]
+    row = res.to_dicts()[0]
     assert {"nDCG'@10", "bpref", "judged@10"} <= set(row["metrics"])
     qrels = {"q1": {"d4": 1, "d1": 0}, "q2": {"d2": 2}, "q3": {"d3": 1}}
     from sounding.eval import read_run

@@ -87,7 +87,7 @@ def test_built_in_systems_as_user_systems_score_what_their_arm_rows_score(tmp_pa
     out = tmp_path / "out"
     res = sounding.run_experiment([str(tmp_path / "tiny")], out, arms=["dense", "hybrid"], models=[],
                                   retrievers={"mine": "dense", "hy": "hybrid"}, log=lambda m: None)
-    rows = {r["setting"]: r for r in res.rows}
+    rows = {r["setting"]: r for r in res.to_dicts()}
     assert rows["user.mine"]["metrics"] == rows["sounding.dense.all-minilm-l6-v2"]["metrics"]
     assert rows["user.hy"]["metrics"] == rows["sounding.hybrid.wrrf.all-minilm-l6-v2"]["metrics"]
     assert rows["user.mine"]["vs_bm25"]["reference"] == "sounding.bm25.flat.anserini"

@@ -170,10 +170,10 @@ def test_run_on_ray_writes_the_same_run_files(ray_local, beir, tmp_path_factory,
     local = run_experiment([str(beir)], local_out, norms=norms, log=lambda m: None, **GRID)
     on_ray = run_experiment([str(beir)], ray_out, norms=norms, ray="local", shards=3, log=logs.append, **GRID)
 
-    assert [r["setting"] for r in on_ray.rows] == [r["setting"] for r in local.rows] and len(local.rows) == 4
-    assert all(r["lucene_norms"] == lucene_norms for r in local.rows)
-    assert run_files(ray_out, on_ray.rows) == run_files(local_out, local.rows)  # byte for byte
-    for a, b in zip(local.rows, on_ray.rows):
+    assert [r["setting"] for r in on_ray.to_dicts()] == [r["setting"] for r in local.to_dicts()] and len(local.to_dicts()) == 4
+    assert all(r["lucene_norms"] == lucene_norms for r in local.to_dicts())
+    assert run_files(ray_out, on_ray.to_dicts()) == run_files(local_out, local.to_dicts())  # byte for byte
+    for a, b in zip(local.to_dicts(), on_ray.to_dicts()):
         assert a["metrics"] == b["metrics"] and a["crosscheck"]["ok"] and b["crosscheck"]["ok"]
         assert "ray" not in a and b["ray"] == {"address": "local", "shards": 3, "cluster_cpus": 2,
                                                "ray_version": ray_local.__version__}
@@ -186,7 +186,7 @@ def test_run_on_ray_writes_the_same_run_files(ray_local, beir, tmp_path_factory,
         assert any("3 shards on Ray" in m for m in logs)
         logs.clear()
         again = run_experiment([str(beir)], ray_out, norms="exact", ray="local", shards=3, log=logs.append, **GRID)
-        assert again.rows == on_ray.rows and not [m for m in logs if m.startswith(("indexing", "tiny:"))]
+        assert again.to_dicts() == on_ray.to_dicts() and not [m for m in logs if m.startswith(("indexing", "tiny:"))]
 
 
 def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path, monkeypatch):
@@ -206,15 +206,15 @@ def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path,
     local = run_experiment([str(beir)], tmp_path / "local", log=lambda m: None, **grid)
     on_ray = run_experiment([str(beir)], tmp_path / "ray", ray="local", shards=2, log=logs.append, **grid)
 
-    names = [r["setting"] for r in local.rows]
-    assert names == [r["setting"] for r in on_ray.rows] and len(names) == 6  # bm25, dense, 3 fusions, sparse
-    assert run_files(tmp_path / "ray", on_ray.rows) == run_files(tmp_path / "local", local.rows)
-    dense_local, dense_ray = local.rows[1], on_ray.rows[1]
+    names = [r["setting"] for r in local.to_dicts()]
+    assert names == [r["setting"] for r in on_ray.to_dicts()] and len(names) == 6  # bm25, dense, 3 fusions, sparse
+    assert run_files(tmp_path / "ray", on_ray.to_dicts()) == run_files(tmp_path / "local", local.to_dicts())
+    dense_local, dense_ray = local.to_dicts()[1], on_ray.to_dicts()[1]
     assert dense_ray["encoded_now"] == dense_local["encoded_now"] == 600 and dense_ray["metrics"] == dense_local["metrics"]
     assert dense_ray["encode_ray"] == {"actors": 1, "gpus_per_actor": 0, "chunks": 1} and "encode_ray" not in dense_local
     assert any("on Ray" in m and "encoding 600 documents" in m for m in logs)
     assert any("on Ray" in m and ".chunks" in m for m in logs)  # the sparse arm's chunks
-    assert on_ray.rows[5]["metrics"] == local.rows[5]["metrics"] and on_ray.rows[5]["index_bytes_sparse"] > 0
+    assert on_ray.to_dicts()[5]["metrics"] == local.to_dicts()[5]["metrics"] and on_ray.to_dicts()[5]["index_bytes_sparse"] > 0
     (store_local,) = (tmp_path / "local" / "vectors").glob("*/*")
     (store_ray,) = (tmp_path / "ray" / "vectors").glob("*/*")
     assert store_ray.relative_to(tmp_path / "ray") == store_local.relative_to(tmp_path / "local")
@@ -224,5 +224,5 @@ def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path,
     # a run without Ray into the Ray run's folder: other rows (its own index), the same vectors, nothing encoded
     arms._DENSE_MEMO.clear()
     again = run_experiment([str(beir)], tmp_path / "ray", log=lambda m: None, **{**grid, "arms": ["dense"]})
-    assert again.rows[0]["encoded_now"] == 0
-    assert (tmp_path / "ray" / again.rows[0]["run_file"]).read_bytes() == run_files(tmp_path / "local", local.rows)[names[1]]
+    assert again.to_dicts()[0]["encoded_now"] == 0
+    assert (tmp_path / "ray" / again.to_dicts()[0]["run_file"]).read_bytes() == run_files(tmp_path / "local", local.to_dicts())[names[1]]

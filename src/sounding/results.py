@@ -1,10 +1,12 @@
 """Results of `sounding run`, typed: one `ResultRow` per dataset × setting, as results.json stores them.
 
-results.json is a list of row objects, each carrying `schema` (RESULTS_SCHEMA). The experiment writes
-rows through `ResultRow.to_dict`; the report, the regressions and API users read them back with
-`ResultRow.from_dict` (facts an arm or a user system adds — encode seconds, the pool, the test against
-BM25 — stay in `extra`, under their own names). Measure names are ir_measures-style; a name ending in
-"/raw" is the same measure with own hits kept (the BEIR convention drops them), e.g. "nDCG@10/raw".
+`run_experiment` returns ResultRows; results.json is a list of their `to_dict()` objects, each carrying
+`schema` (RESULTS_SCHEMA), and `ResultRow.from_dict` reads one back (facts an arm or a user system
+adds — encode seconds, the pool, the test against BM25 — stay in `extra`, under their own names).
+Measure names are ir_measures-style. `metrics` holds them with the BEIR convention (a hit whose document
+id is the query id is dropped); `raw_metrics` the same measures with own hits kept. Where one name has
+to say which (regression files, the report's cells, per-query files), "nDCG@10/raw" names the raw value:
+`row.value("nDCG@10/raw")`.
 
 `match_key` is the one definition of "matched settings": two rows of different engines are compared
 (by the gate and the report) when they ran the same dataset, arm, layout, k1 and b.
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping
 
-RESULTS_SCHEMA = 2
+RESULTS_SCHEMA = 3
 RAW_SUFFIX = "/raw"
 
 
@@ -30,7 +32,8 @@ class ResultRow:
     b: float | None = None
     lucene_norms: bool = False
     model: Any = None  # the model a dense/sparse/rerank arm used, with its provenance
-    metrics: dict[str, float] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)  # BEIR convention: own hits dropped
+    raw_metrics: dict[str, float] = field(default_factory=dict)  # own hits kept
     n_queries: int = 0
     queries_without_hits: int = 0
     crosscheck: dict | None = None  # {"ok", "max_diff"[, "explained_by_float32"]}
@@ -46,10 +49,11 @@ class ResultRow:
     per_query_file: str = ""
     extra: dict = field(default_factory=dict)
 
-    @property
-    def raw_metrics(self) -> dict[str, float]:
-        """The measures scored with own hits kept, by their plain names."""
-        return {m[: -len(RAW_SUFFIX)]: v for m, v in self.metrics.items() if m.endswith(RAW_SUFFIX)}
+    def value(self, measure: str) -> float | None:
+        """A measure's value: "nDCG@10" from `metrics`, "nDCG@10/raw" from `raw_metrics`; None if not scored."""
+        if measure.endswith(RAW_SUFFIX):
+            return self.raw_metrics.get(measure[: -len(RAW_SUFFIX)])
+        return self.metrics.get(measure)
 
     @property
     def match_key(self) -> tuple:
@@ -76,8 +80,8 @@ def match_key(row: ResultRow | Mapping) -> tuple:
 
 
 def to_pandas(rows: Iterable[ResultRow | Mapping]):
-    """A pandas DataFrame, one row per result: the setting's fields and one column per measure
-    (pandas is optional: `pip install pandas`)."""
+    """A pandas DataFrame, one row per result: the setting's fields and one column per measure (raw ones
+    as "nDCG@10/raw"; pandas is optional: `pip install pandas`)."""
     try:
         import pandas as pd
     except ImportError:
@@ -89,7 +93,7 @@ def to_pandas(rows: Iterable[ResultRow | Mapping]):
         r = r if isinstance(r, ResultRow) else ResultRow.from_dict(r)
         flat = {k: v for k, v in r.to_dict().items() if not isinstance(v, (dict, list))}
         flat.pop("schema", None)
-        records.append({**flat, **r.metrics})
+        records.append({**flat, **r.metrics, **{f"{m}{RAW_SUFFIX}": v for m, v in r.raw_metrics.items()}})
     return pd.DataFrame.from_records(records)
 
 

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..results import ResultRow
 from .app import app
 
 console = Console(width=None if sys.stdout.isatty() else 140)
@@ -70,13 +71,13 @@ def run_cmd(
         console.print(f"indexes ready in {out / 'indexes'}")
         return
     console.print(_table(result.rows))
-    for d in dict.fromkeys(r["dataset"] for r in result.rows if r.get("unverified_data")):  # once per dataset
+    for d in dict.fromkeys(r.dataset for r in result.rows if r.unverified_data):  # once per dataset
         console.print(f"[yellow]warning:[/yellow] {d}: unverified data (counts differ from the registry's); "
                       f"not comparable with published figures")
     for r in result.rows:
-        if r.get("queries_without_hits"):
-            console.print(f"[yellow]warning:[/yellow] {r['dataset']} {r['setting']}: {r['queries_without_hits']:,} of "
-                          f"{r['n_queries']:,} queries got no hits")
+        if r.queries_without_hits:
+            console.print(f"[yellow]warning:[/yellow] {r.dataset} {r.setting}: {r.queries_without_hits:,} of "
+                          f"{r.n_queries:,} queries got no hits")
     from ..report import write_reports
 
     md, html = write_reports(out)
@@ -112,14 +113,15 @@ def _named(values: list[str] | None, option: str, example: str) -> dict[str, str
     return out
 
 
-def _table(rows: list[dict]) -> Table:
+def _table(rows: list[ResultRow]) -> Table:
     t = Table(title="sounding run (nDCG@10 and R@100: BEIR convention, own hits dropped)")
     for col in ("dataset", "setting", "nDCG@10", "raw", "R@100", "RR@100", "judged@10", "published", "q/s"):
         t.add_column(col, justify="left" if col in ("dataset", "setting") else "right")
     for r in rows:
-        m = r["metrics"]
-        pub = (r.get("published") or {}).get("nDCG@10")
-        t.add_row(r["dataset"], r["setting"].removeprefix("sounding.bm25."), f"{m['nDCG@10']:.4f}", f"{m.get('nDCG@10/raw', float('nan')):.4f}",
+        m = r.metrics
+        pub = (r.published or {}).get("nDCG@10")
+        t.add_row(r.dataset, r.setting.removeprefix("sounding.bm25."), f"{m['nDCG@10']:.4f}",
+                  f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
-                  f"{pub:.4f}" if pub is not None else "–", f"{r['qps']:,.0f}" if r.get("qps") else "–")
+                  f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–")
     return t

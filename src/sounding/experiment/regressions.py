@@ -35,6 +35,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import DataError, SoundingError
+from ..results import ResultRow
 
 RunCommand = Callable[[list[str], Path], int]
 
@@ -295,7 +296,8 @@ def run_regression(reg: Regression, *, data_dir: str | Path | None = None, run_c
             row = select_row(_read_rows(results), reg)
         except SoundingError as e:
             return Outcome(reg, "error", reason=str(e), output=buf.getvalue(), seconds=seconds)
-    checks = [Check(m, e.expected, e.tolerance, _number(row.get("metrics", {}).get(m)), e.source or reg.source)
+    typed = ResultRow.from_dict(row)
+    checks = [Check(m, e.expected, e.tolerance, _number(typed.value(m)), e.source or reg.source)
               for m, e in reg.metrics.items()]
     return Outcome(reg, "pass" if all(c.ok for c in checks) else "fail", checks, seconds=seconds)
 
@@ -420,4 +422,4 @@ def render_docs(regs: list[Regression]) -> str:
 
 __all__ = ["Regression", "Expected", "Check", "Outcome", "load_regression", "load_regressions", "default_dir",
            "missing_data", "run_regression", "run_regressions", "select_row", "filter_regressions",
-           "cli_run_command", "describe_failure", "render_docs"]
+           "subprocess_run_command", "describe_failure", "render_docs"]

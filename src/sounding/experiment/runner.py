@@ -39,7 +39,7 @@ from ..index import Index, build_index
 from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
-from ..results import ResultRow, match_key, to_pandas
+from ..results import RAW_SUFFIX, ResultRow, match_key, to_pandas
 from .scoring import score_setting
 from .settings import Setting, grid
 
@@ -53,13 +53,14 @@ GATE_POINTS = 0.01  # "more than one point below" a published figure or a compar
 @dataclass
 class ExperimentResult:
     out: Path
-    rows: list[dict]  # results.json's objects; `results()` gives them typed
+    rows: list[ResultRow]  # one per dataset × setting; results.json holds their to_dict()
     gate_failures: list[str] = field(default_factory=list)
     crosscheck_failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    def results(self) -> list[ResultRow]:
-        return [ResultRow.from_dict(r) for r in self.rows]
+    def to_dicts(self) -> list[dict]:
+        """The rows as results.json holds them."""
+        return [r.to_dict() for r in self.rows]
 
     def to_pandas(self):
         """One DataFrame row per result, one column per measure (needs pandas)."""
@@ -155,7 +156,7 @@ def run_experiment(
 
         check_run_files(settings, [ds.name for ds in loaded])
 
-    rows: list[dict] = []
+    rows: list[ResultRow] = []
     checks_failed: list[str] = []
     with on_ray or contextlib.nullcontext():
         for ds in loaded:
@@ -173,12 +174,12 @@ def run_experiment(
                 for s in settings:
                     row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray, gzip_runs)
                     rows.append(row)
-                    if row["crosscheck"] and not row["crosscheck"]["ok"]:
+                    if row.crosscheck and not row.crosscheck["ok"]:
                         checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
-                                             f"{row['crosscheck']['max_diff']:.2e}")
+                                             f"{row.crosscheck['max_diff']:.2e}")
     failures = gate_failures(rows) if gate else []
     if phase != "index":
-        _write_json(out / "results.json", rows)
+        _write_json(out / "results.json", [r.to_dict() for r in rows])
     _write_json(out / "run.json", {
         "format": "sounding-run", "version": RESULTS_FORMAT, "sounding_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
@@ -232,7 +233,7 @@ def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> None:
 
 # -- one setting -------------------------------------------------------------------------------
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
-                 on_ray=None, gzip_runs: bool = False) -> dict:
+                 on_ray=None, gzip_runs: bool = False) -> ResultRow:
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
@@ -245,7 +246,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     if row_file.is_file() and user_key is not None:  # a user system without a fingerprint is never reused
         cached = json.loads(row_file.read_text())
         if cached.get("key") == key:
-            return cached["row"]
+            return ResultRow.from_dict(cached["row"])
     log(f"{ds.name}: {s.name}")
     extra: dict = {}
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
@@ -272,7 +273,9 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
     # a Sounding search is scored from its arrays (experiment/scoring.py: the same values as from dicts)
     scored = score_setting(ds.qrels, ds.queries, measures, results=results, run=run, pool_k=POOL_K)
-    per_query, unjudged, metrics = scored.per_query, scored.unjudged, scored.metrics
+    per_query, unjudged = scored.per_query, scored.unjudged
+    metrics = {m: v for m, v in scored.metrics.items() if not m.endswith(RAW_SUFFIX)}
+    raw_metrics = {m.removesuffix(RAW_SUFFIX): v for m, v in scored.metrics.items() if m.endswith(RAW_SUFFIX)}
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)
     if s.arm == "user":
@@ -280,7 +283,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
 
         extra.update(row_extras(s, ds.name, out, per_query))
     row = ResultRow.from_dict({
-        "dataset": ds.name, **s.describe(), "metrics": metrics, "n_queries": len(ds.qrels),
+        "dataset": ds.name, **s.describe(), "metrics": metrics, "raw_metrics": raw_metrics, "n_queries": len(ds.qrels),
         "crosscheck": scored.crosscheck_row(),
         "index_seconds": index_info["index_seconds"] if s.engine == "sounding" else None,
         "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,
@@ -292,8 +295,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         "published": _published(ds.name, s), "model": extra.pop("model", None),
         "pool": _pool_holes(ds.qrels, unjudged), **extra,
         **({"ray": on_ray.info} if on_ray and _searches_bm25(s) else {}),
-    }).to_dict()
-    _write_json(row_file, {"key": key, "row": row})
+    })
+    _write_json(row_file, {"key": key, "row": row.to_dict()})
     return row
 
 
@@ -335,22 +338,23 @@ def _published(dataset: str, s: Setting) -> dict | None:
 
 
 # -- gate --------------------------------------------------------------------------------------
-def gate_failures(rows: list[dict], measure: str = "nDCG@10") -> list[str]:
+def gate_failures(rows: list[ResultRow | dict], measure: str = "nDCG@10") -> list[str]:
     """Sounding rows more than one point below their published figure or a comparator at matched settings."""
+    rows = [r if isinstance(r, ResultRow) else ResultRow.from_dict(r) for r in rows]
     failures = []
     for row in rows:
-        if row["engine"] != "sounding":
+        if row.engine != "sounding":
             continue
-        ours = row["metrics"].get(measure)
-        pub = (row.get("published") or {}).get(measure)
+        ours = row.metrics.get(measure)
+        pub = (row.published or {}).get(measure)
         if pub is not None and ours < pub - GATE_POINTS:
-            failures.append(f"{row['dataset']} {row['setting']}: {measure} {ours:.4f} is {pub - ours:.4f} below "
-                            f"the published {pub:.4f} ({row['published'].get('source', '?')})")
+            failures.append(f"{row.dataset} {row.setting}: {measure} {ours:.4f} is {pub - ours:.4f} below "
+                            f"the published {pub:.4f} ({row.published.get('source', '?')})")
         for other in rows:
-            if (other["engine"] not in ("sounding", "user") and row.get("layout") is not None
-                    and match_key(other) == match_key(row) and ours < other["metrics"][measure] - GATE_POINTS):
-                failures.append(f"{row['dataset']} {row['setting']}: {measure} {ours:.4f} is below {other['engine']} "
-                                f"({other['metrics'][measure]:.4f}) at matched settings")
+            if (other.engine not in ("sounding", "user") and row.layout is not None
+                    and match_key(other) == match_key(row) and ours < other.metrics[measure] - GATE_POINTS):
+                failures.append(f"{row.dataset} {row.setting}: {measure} {ours:.4f} is below {other.engine} "
+                                f"({other.metrics[measure]:.4f}) at matched settings")
     return failures
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import SoundingError
+from ..results import RAW_SUFFIX
 
 MAIN = "nDCG@10"  # the headline measure (BEIR convention: own hits dropped)
 MEASURE_ORDER = ("nDCG@10", "R@100", "R@1000", "RR@100", "Success@100", "judged@10", "nDCG'@10", "bpref")
@@ -101,11 +102,15 @@ class Results:
 
     def metric(self, dataset: str, setting: str, measure: str) -> float | None:
         row = self.row(dataset, setting)
-        return as_number((row.get("metrics") or {}).get(measure)) if row else None
+        if not row:
+            return None
+        if measure.endswith(RAW_SUFFIX):  # "nDCG@10/raw": the value with own hits kept
+            return as_number((row.get("raw_metrics") or {}).get(measure.removesuffix(RAW_SUFFIX)))
+        return as_number((row.get("metrics") or {}).get(measure))
 
     def measures(self) -> list[str]:
         """Measures of the main tables: the known ones in a fixed order, then any others (raw nDCG aside)."""
-        present = {m for r in self.cell.values() for m in (r.get("metrics") or {}) if not m.endswith("/raw")}
+        present = {m for r in self.cell.values() for m in (r.get("metrics") or {})}
         return [m for m in MEASURE_ORDER if m in present] + sorted(present - set(MEASURE_ORDER))
 
     def column_value(self, column: str, setting: str, measure: str) -> float | None:
