@@ -17,6 +17,8 @@ from .standard import standard_tokenize
 
 # ---------------------------------------------------------------------------------------------
 _WIDTH_CHARS = regex.compile(r"[\uff01-\uff5e\uff65-\uff9f]")
+_HALF_KANA = regex.compile(r"[\uff65-\uff9f]")
+_FULL_ASCII = {o: o - 0xFEE0 for o in range(0xFF01, 0xFF5F)}
 _KANA = {o: unicodedata.normalize("NFKC", chr(o)) for o in range(0xFF65, 0xFFA0)}
 assert all(len(v) == 1 for v in _KANA.values())
 
@@ -25,6 +27,8 @@ def cjk_width(text: str) -> str:
     """Fold full-width ASCII to ASCII and half-width katakana to full-width (Lucene CJKWidthFilter)."""
     if not _WIDTH_CHARS.search(text):
         return text
+    if not _HALF_KANA.search(text):  # full-width ASCII only: one table look-up per character
+        return text.translate(_FULL_ASCII)
     out: list[str] = []
     for c in text:
         o = ord(c)
