@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
-import regex
 
 from ..errors import SoundingError
 from . import arabic, indic, indonesian
@@ -391,6 +390,37 @@ def _read_rows(data, columns):
     return out
 
 
+def _keep(arcs, penalties, barred, gap_from, gap_to):
+    """The columns `_Lattice._lattice` gives for the tokens not `barred`: start, end (moved past
+    the whitespace run that starts there, `gap_from` → `gap_to`), left id, right id, word cost,
+    penalty, whether it starts after whitespace, and its index in `arcs`."""
+    count = 0
+    for i in range(len(arcs)):
+        count += not barred[i]
+    starts = np.empty(count, dtype=np.int64)
+    ends = np.empty(count, dtype=np.int64)
+    lids = np.empty(count, dtype=np.int64)
+    rids = np.empty(count, dtype=np.int64)
+    wcosts = np.empty(count, dtype=np.int64)
+    kept_penalties = np.empty(count, dtype=np.int64)
+    after_gap = np.zeros(count, dtype=np.bool_)
+    index = np.empty(count, dtype=np.int64)
+    k = 0
+    for i in range(len(arcs)):
+        if barred[i]:
+            continue
+        start, end = arcs[i, 0], arcs[i, 1]
+        for g in range(len(gap_from)):
+            if end == gap_from[g]:
+                end = gap_to[g]
+            if start == gap_to[g]:
+                after_gap[k] = True
+        starts[k], ends[k], lids[k], rids[k], wcosts[k] = start, end, arcs[i, 2], arcs[i, 3], arcs[i, 4]
+        kept_penalties[k], index[k] = penalties[i], i
+        k += 1
+    return starts, ends, lids, rids, wcosts, kept_penalties, after_gap, index
+
+
 @lru_cache(maxsize=None)
 def _compiled() -> tuple:
     """`_viterbi` and `_kuromoji_marks` compiled (numba, cached on disk), and run once on a
@@ -398,12 +428,15 @@ def _compiled() -> tuple:
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    viterbi, marks, read = jit(_viterbi), jit(_kuromoji_marks), jit(_read_rows)
+    viterbi, marks, read, keep = jit(_viterbi), jit(_kuromoji_marks), jit(_read_rows), jit(_keep)
     arcs = read(np.frombuffer(b"0 1 0 0 0 1\n", dtype=np.uint8), 6)  # arguments typed as in `_Lattice`
-    one = np.zeros(1, dtype=np.int64)
-    viterbi(one, one, one, one, one, 0, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
-    marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
-    return viterbi, marks, read
+    penalties, barred = marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
+    starts, ends, lids, rids, wcosts, penalties, _, _ = keep(arcs, penalties, barred, _NO_GAPS, _NO_GAPS)
+    viterbi(starts, ends, lids, rids, wcosts + penalties, 1, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
+    return viterbi, marks, read, keep
+
+
+_NO_GAPS = np.zeros(0, dtype=np.int64)
 
 
 # The SPACE class of each dictionary's char.def: the characters MeCab skips between tokens.
@@ -440,7 +473,7 @@ class _Lattice:
         self._score = score
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
-        self._viterbi, _, self._read = _compiled()
+        self._viterbi, _, self._read, self._keep = _compiled()
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
@@ -449,20 +482,15 @@ class _Lattice:
         # start end lid rid cost stat (1: unknown word), per token
         every = arcs = self._read(np.frombuffer(self._parse_nums(text).encode("ascii"), dtype=np.uint8), 6)
         penalties, barred = self._score(text, arcs)
-        index = np.arange(len(arcs))
-        if barred is not None and barred.any():
-            keep = ~barred
-            arcs, penalties, index = arcs[keep], penalties[keep], index[keep]
-        starts, ends = np.ascontiguousarray(arcs[:, 0]), arcs[:, 1].copy()
-        n = len(text.encode("utf-8"))
-        after_gap = np.zeros(len(arcs), dtype=bool)
+        if barred is None:
+            barred = np.zeros(len(arcs), dtype=np.bool_)
+        gap_from = gap_to = _NO_GAPS
         if not text.isalnum():
             gaps = [(len(text[:a].encode("utf-8")), len(text[:b].encode("utf-8")))
                     for a, b in (m.span() for m in self._space.finditer(text))]
-            for a, b in gaps:  # a token that ends where whitespace starts ends after it
-                ends[ends == a] = b
-                after_gap |= starts == b
-        return starts, ends, arcs[:, 2].copy(), arcs[:, 3].copy(), arcs[:, 4].copy(), penalties, after_gap, index, n, every
+            if gaps:
+                gap_from, gap_to = (np.array(column, dtype=np.int64) for column in zip(*gaps))
+        return *self._keep(arcs, penalties, barred, gap_from, gap_to), len(text.encode("utf-8")), every
 
     def cost(self, rid: int, lid: int) -> int:
         return int(self._matrix[rid + self._lsize * lid]) if lid >= 0 else 0
@@ -542,8 +570,6 @@ class _MaybeShort(tuple):
     the run of its class goes on after it."""
 
 
-# A `・` with the text around it up to whitespace or other punctuation (`is_punctuation`'s classes)
-_AROUND_DOT = regex.compile(r"[^\p{Z}\p{Cc}\p{Cf}\p{P}\p{S}]*\u30fb(?:[^\p{Z}\p{Cc}\p{Cf}\p{P}\p{S}]|\u30fb)*")
 _REPARSE = ("",)  # a line's terms that say: analyse the text again, another way (see each analyzer)
 _DECOMPOUND = ("", "")  # ... that say: this token may be decompounded (SEARCH mode)
 _RELATTICE = ("", "", "")  # ... that say: Kuromoji's lattice lacks this token; search it
@@ -599,7 +625,7 @@ class JapaneseAnalyzer:
         self._parts: dict[tuple, tuple[str, ...] | None] = {}
         # every dictionary word of a text (MeCab's all-morphemes output, unknown words left out)
         self._known_words = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -a -B "" -E "" -F "%ps\\t%m\\n" -U ""').parse
-        self._split: dict[str, str] = {}  # text around a `・` → the same with `・` set apart where it is free
+        self._split: dict[str, str] = {}  # unknown word → the same with its punctuation set apart
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
         return [self(t) for t in texts]
@@ -616,8 +642,6 @@ class JapaneseAnalyzer:
     def _chunk(self, text: str) -> list[str]:
         """The terms of a text without IPADIC whitespace."""
         cache = self._cache
-        if "\u30fb" in text:
-            text = self._split_dots(text)
         lines = self._parse(text).split("\n")
         out: list[str] = []
         penalised = []  # (line index, where its terms go in out) of tokens SEARCH mode may split
@@ -631,7 +655,10 @@ class JapaneseAnalyzer:
             elif terms is _RELATTICE:
                 lacking.append(i)
             elif terms is _REPARSE:
-                return self._chunk(self._split_punctuation(text, lines))
+                split = self._split_punctuation(text, lines)
+                if split == text:  # MeCab keeps the unknown word even so: split it all
+                    split = self._split_punctuation(text, lines, keep_words=False)
+                return self._chunk(split)
             else:
                 if terms.__class__ is _MaybeShort and _kana(line[line.index("\t") - 1]) == _kana(lines[i + 1][:1]):
                     lacking.append(i)  # the kana run goes on: Kuromoji has no such word
@@ -703,6 +730,9 @@ class JapaneseAnalyzer:
     def _kuromoji_lattice(self, text: str) -> list[str]:
         """The best path over the lattice Kuromoji would build (MeCab's, less the unknown words
         Kuromoji does not make), then SEARCH mode on it."""
+        if "\u30fb" in text:  # MeCab's unknown katakana words run across `・`, Kuromoji's stop at it
+            inside = self._inside_words(text)
+            text = "".join(" \u30fb " if c == "\u30fb" and i not in inside else c for i, c in enumerate(text))
         text = text.strip(" ")  # spaces set around punctuation at its ends
         found = self._lattice.best(text, 0, 0, penalised=False)
         if found is None:
@@ -721,48 +751,42 @@ class JapaneseAnalyzer:
             term = term[:-1]  # JapaneseKatakanaStemFilter
         return (java_lower(term),)
 
-    def _split_dots(self, text: str) -> str:
-        """`・` set apart by spaces wherever no dictionary word spans it. Kuromoji's unknown words
-        end at punctuation, but IPADIC's char.def puts `・` among the katakana, so MeCab would
-        make unknown words across it (and `_split_punctuation` would parse the text again); the
-        dictionary words that hold it (ル・マン) stay possible. Each stretch of text around a `・`
-        (up to whitespace or other punctuation) is looked up once per analyzer."""
-        return _AROUND_DOT.sub(self._split_stretch, text)
-
-    def _split_stretch(self, m) -> str:
-        stretch = m.group()
-        split = self._split.get(stretch)
-        if split is None:
-            if len(self._split) > 100_000:
-                self._split.clear()
-            covered = set()  # byte offsets of the `・` inside dictionary words
-            for line in self._known_words(stretch).split("\n"):
-                start, _, surface = line.partition("\t")
-                if "\u30fb" in surface and len(surface) > 1:
-                    start = int(start)
-                    for piece in surface.split("\u30fb")[:-1]:
-                        start += len(piece.encode("utf-8"))
-                        covered.add(start)
-                        start += 3
-            parts = stretch.split("\u30fb")
-            split, pos = [parts[0]], len(parts[0].encode("utf-8"))
-            for part in parts[1:]:  # pos: the byte offset of this `・`
-                split.append("\u30fb" if pos in covered else " \u30fb ")
-                split.append(part)
-                pos += 3 + len(part.encode("utf-8"))
-            split = self._split[stretch] = "".join(split)
-        return split
-
-    @staticmethod
-    def _split_punctuation(text: str, lines: list[str]) -> str:
+    def _split_punctuation(self, text: str, lines: list[str], keep_words: bool = True) -> str:
         """Kuromoji ends an unknown word where punctuation starts or stops; MeCab's character
         classes let `・` join katakana. The punctuation inside such unknown words is set apart by
-        spaces, so that MeCab makes it a token of its own, as Kuromoji does."""
+        spaces, so that MeCab makes it a token of its own, as Kuromoji does, unless (`keep_words`)
+        it lies inside a dictionary word there (ウォルト・ディズニー in ウォルト・ディズニー・カ),
+        which both may keep."""
         for line in lines:
             surface, _, rest = line.partition("\t")
             if rest.count(",") == 6 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
-                text = text.replace(surface, "".join(f" {c} " if is_punctuation(c) else c for c in surface))
+                split = self._split.get(surface) if keep_words else None
+                if split is None:
+                    if len(self._split) > 100_000:
+                        self._split.clear()
+                    covered = self._inside_words(surface) if keep_words else ()
+                    split = "".join(f" {c} " if is_punctuation(c) and i not in covered else c
+                                    for i, c in enumerate(surface))
+                    if keep_words:
+                        self._split[surface] = split
+                text = text.replace(surface, split)
         return text
+
+    def _inside_words(self, text: str) -> set[int]:
+        """The indexes of the characters of `text` that lie inside a dictionary word, neither its
+        first nor its last character (MeCab's all-morphemes output, known words only)."""
+        at = {}  # byte offset → character index
+        pos = 0
+        for i, c in enumerate(text):
+            at[pos] = i
+            pos += len(c.encode("utf-8"))
+        inside = set()
+        for line in self._known_words(text).split("\n"):
+            start, _, surface = line.partition("\t")
+            if len(surface) > 2:
+                first = at[int(start)]
+                inside.update(range(first + 1, first + len(surface) - 1))
+        return inside
 
     def _search_mode(self, lines: list[str]) -> list[str]:
         """Kuromoji's backtrace from the end: each penalised token on the best path is decompounded
@@ -915,36 +939,37 @@ class KoreanAnalyzer:
         return self._terms(surface.lstrip(), features.split(","))
 
     def _space_penalty(self, lines: list[str]) -> list[str]:
-        nodes = []  # (surface, whitespace before it, left id, right id, line)
-        for line in lines:
-            surface, sep, rest = line.partition("\t")
-            if sep:
-                ids = rest.partition("\t")[0].split(" ")
-                nodes.append((surface, surface[:1].isspace(), int(ids[0]), int(ids[1]), line))
-        starts = [i for i, n in enumerate(nodes) if i == 0 or n[1]] + [len(nodes)]  # words
+        cache = self._cache
+        nodes = [line for line in lines if "\t" in line]
+        flags = []  # per token: whether it follows whitespace, and whether it pays the penalty there
+        for line in nodes:
+            terms = cache.get(line)
+            if terms is None:
+                terms = cache[line] = self._line_terms(line)
+            flags.append(2 if terms is _REPARSE else 1 if line[:1].isspace() else 0)
+        starts = [i for i, f in enumerate(flags) if i == 0 or f] + [len(nodes)]  # words
         out_lines: list[str] = []
         word_at = [0]  # index in out_lines where each word's lines begin
         for k in range(len(starts) - 1):
             i, j = starts[k], starts[k + 1]
             word_at.append(len(out_lines))
-            out_lines.extend(n[4] for n in nodes[i:j])
-            if not (nodes[i][1] and _left_pos(nodes[i][4].rpartition("\t")[2]) in _SPACE_PENALISED):
+            out_lines.extend(nodes[i:j])
+            if flags[i] != 2:
                 continue
             # Search this word and the one before it again (the penalty can change both), in the
             # context of the tokens around them on MeCab's path.
             first = starts[k - 1] if k else i
-            prev_rid = nodes[first - 1][3] if first else 0
-            next_lid = nodes[j][2] if j < len(nodes) else 0
-            text = "".join(n[0] for n in nodes[first:j]).lstrip()
-            lead = len("".join(n[0] for n in nodes[first:j])) - len(text)
-            key = (prev_rid, text, next_lid, lead > 0)
+            prev_rid = int(nodes[first - 1].partition("\t")[2].split(" ", 2)[1]) if first else 0
+            next_lid = int(nodes[j].partition("\t")[2].partition(" ")[0]) if j < len(nodes) else 0
+            joined = "".join([line.partition("\t")[0] for line in nodes[first:j]])
+            text = joined.lstrip()
+            key = (prev_rid, text, next_lid, len(joined) > len(text))
             if key not in self._words:
-                self._words[key] = self._search_words(text, prev_rid, next_lid, lead > 0)
+                self._words[key] = self._search_words(text, prev_rid, next_lid, len(joined) > len(text))
             if self._words[key]:
                 del out_lines[word_at[k if k else k + 1]:]
                 out_lines.extend(self._words[key])
         out: list[str] = []
-        cache = self._cache
         for line in out_lines:
             terms = cache.get(line)
             if terms is None or terms is _REPARSE:
