@@ -324,7 +324,7 @@ def test_compiled_lattice_code_matches_its_python_form():
 
     from sounding.analysis import languages
 
-    viterbi, marks, read = languages._compiled()
+    viterbi, marks, read, keep = languages._compiled()
     lattice = JapaneseAnalyzer()._lattice
     for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:
         raw = lattice._parse_nums(text)
@@ -332,6 +332,10 @@ def test_compiled_lattice_code_matches_its_python_form():
         assert arcs.tolist() == [[int(x) for x in line.split()] for line in raw.splitlines()]
         cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
         for got, want in zip(marks(arcs, cps), languages._kuromoji_marks(arcs, cps)):
+            assert got.tolist() == want.tolist()
+        penalties, barred = marks(arcs, cps)
+        gaps = [np.array([3]), np.array([6])]  # as if whitespace ran from byte 3 to 6
+        for got, want in zip(keep(arcs, penalties, barred, *gaps), languages._keep(arcs, penalties, barred, *gaps)):
             assert got.tolist() == want.tolist()
         starts, ends, lids, rids, wcosts, penalties, _, _, n, _ = lattice._lattice(text)
         args = (starts, ends, lids, rids, wcosts + penalties, n, 0, 0, lattice._matrix, lattice._lsize)
