@@ -374,6 +374,8 @@ def test_thai_segments_into_words():
     # breaks where Thai meets Latin letters and at full stops next to Thai, as the JDK's iterator
     # (Lucene 9.9.1's terms, from the oracle; มี is a stop word)
     assert th("ช่องCCTVมี พ.ศ. 2500 NetWare 6.5") == ["ช่อง", "cctv", "พ", "ศ", "2500", "netware", "6.5"]
+    # letters joined by a dash and a number with its percent sign stay whole, as in the JDK
+    assert th("KAT-TUN ศิลปิน X-เมน 99% covid-19") == ["kat-tun", "ศิลปิน", "x", "เมน", "99%", "covid", "19"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
+import regex
 
 from ..errors import SoundingError
 from . import arabic, indic, indonesian
@@ -1029,6 +1030,8 @@ def _thai_meets_other(text: str) -> list[int]:
     return out
 
 
+# Letters other than Thai joined by dash punctuation, or a number and a percent sign
+_JDK_JOINED = regex.compile(r"[^\W\d_\u0e00-\u0e7f]+(?:\p{Pd}[^\W\d_\u0e00-\u0e7f]+)+|\d+(?:[.,]\d+)*%")
 _THAI_RUN = re.compile("[\u0e00-\u0e7f]+|[^\u0e00-\u0e7f.]+(?:\\.[^\u0e00-\u0e7f.]+)*|\\.")
 
 
@@ -1052,6 +1055,23 @@ class ThaiAnalyzer:
         self._cache: dict[str, str] = {}
 
     def segments(self, text: str) -> list[str]:
+        # The JDK's word rules also keep letters joined by a dash (KAT-TUN) and a number with a
+        # percent sign (99%) whole, where ICU's (Unicode's) break: such spans are segments of
+        # their own, and ICU segments the text around them.
+        joined = _JDK_JOINED.search(text)
+        if joined is None:
+            return self._segments(text)
+        out, last = [], 0
+        for m in _JDK_JOINED.finditer(text, joined.start()):
+            out.extend(self._segments(text[last:m.start()]))
+            out.append(m.group())
+            last = m.end()
+        out.extend(self._segments(text[last:]))
+        return out
+
+    def _segments(self, text: str) -> list[str]:
+        if not text:
+            return []
         bi = self._breaker
         bi.setText(text)
         out, start = [], 0
