@@ -1058,7 +1058,7 @@ class ThaiAnalyzer:
         # The JDK's word rules also keep letters joined by a dash (KAT-TUN) and a number with a
         # percent sign (99%) whole, where ICU's (Unicode's) break: such spans are segments of
         # their own, and ICU segments the text around them.
-        joined = _JDK_JOINED.search(text)
+        joined = _JDK_JOINED.search(text) if _NOT_THAI.search(text) else None
         if joined is None:
             return self._segments(text)
         out, last = [], 0
