@@ -33,14 +33,13 @@ from ..io import atomic_write_json as _write_json
 from ..io import digest as _digest
 from ..io import file_sha256 as _file_sha256
 from ..io import remove_stale, writer_lock
-from ..eval import write_run
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
 from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import RAW_SUFFIX, ResultRow, match_key, to_pandas
-from .scoring import score_setting
+from .scoring import write_and_score
 from .settings import Setting, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
@@ -266,13 +265,11 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
     run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
-    if run is None:  # a Sounding search's arrays: the run file is written from them (same bytes, compiled)
-        results.write_run(run_file, tag=s.name)
-    else:
-        write_run(run, run_file, tag=s.name)
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
-    # a Sounding search is scored from its arrays (experiment/scoring.py: the same values as from dicts)
-    scored = score_setting(ds.qrels, ds.queries, measures, results=results, run=run, pool_k=POOL_K)
+    # a Sounding search's run is written and scored from its arrays (experiment/scoring.py: the same bytes
+    # and values as from dicts), the writing in a second thread
+    scored = write_and_score(run_file, s.name, ds.qrels, ds.queries, measures, results=results, run=run,
+                             pool_k=POOL_K)
     per_query, unjudged = scored.per_query, scored.unjudged
     metrics = {m: v for m, v in scored.metrics.items() if not m.endswith(RAW_SUFFIX)}
     raw_metrics = {m.removesuffix(RAW_SUFFIX): v for m, v in scored.metrics.items() if m.endswith(RAW_SUFFIX)}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -28,7 +29,7 @@ from ..eval.measures import parse_measures
 from ..eval.metrics import _WHOLE_RANKING, Qrels, Run, _query_values, judged_qids, unjudged_in_top
 
 RAW = "nDCG@10"  # scored on the ranking as retrieved too (row's "nDCG@10/raw"), own hits kept
-CROSSCHECK_QUERIES = 2000  # judged queries checked against pytrec_eval at most (a deterministic sample above)
+CROSSCHECK_QUERIES = 5000  # judged queries checked against pytrec_eval at most (a deterministic sample above)
 
 
 @dataclass
@@ -46,6 +47,27 @@ class Scored:
         c = self.check
         return {"ok": c.ok, "max_diff": c.max_diff, **({"explained_by_float32": True} if c.explained_by_float32 else {}),
                 **({"queries": self.checked, "of": self.judged} if self.checked < self.judged else {})}
+
+
+def write_and_score(run_file: Path, tag: str, qrels: Qrels, queries: Iterable[str], measures: list[str], *,
+                    results=None, run: Run | None = None, pool_k: int = 10) -> Scored:
+    """Write the run file (from the arrays when `run` is None, else from the dict) in a second thread while
+    the setting is scored (`score_setting`): formatting, compression and the disk mostly run outside
+    Python's lock, scoring mostly inside it. The file is complete when this returns."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..eval.trec import write_run
+
+    with ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool:
+        if run is None:
+            written = pool.submit(results.write_run, run_file, tag=tag)
+        else:
+            written = pool.submit(write_run, run, run_file, tag=tag)
+        try:
+            scored = score_setting(qrels, queries, measures, results=results, run=run, pool_k=pool_k)
+        finally:
+            written.result()
+    return scored
 
 
 def score_setting(qrels: Qrels, queries: Iterable[str], measures: list[str], *, results=None, run: Run | None = None,
@@ -158,23 +180,16 @@ def _sample(qids: list[str], most: int) -> list[str]:
 def _crosscheck_results(qrels: Qrels, results, qids: list[str], last: Mapping[str, int], per_query: dict,
                         ms) -> CrosscheckReport:
     """pytrec_eval on the hits of `qids` that can reach the top CUT without the own hit, against our values."""
+    from ..eval.arrayeval import top_candidates
     from ..search.searcher import _hit_ids
 
     sub = {q: qrels[q] for q in qids}
-    rows = np.array([last[q] for q in qids if q in last], dtype=np.int64)
     names = [q for q in qids if q in last]
-    scores = np.asarray(results.scores)[rows]
-    docs = np.asarray(results.docs)[rows]
-    valid = np.arange(scores.shape[1]) < np.asarray(results.counts)[rows][:, None]
-    masked = np.where(valid, scores, -np.inf)
-    keep = valid
-    if scores.shape[1] > CUT + 1:  # the 101st best score of each row: hits below it cannot reach the top 100
-        border = -np.partition(-masked, CUT, axis=1)[:, CUT]
-        keep = valid & (masked >= border[:, None])
-    order = np.argsort(~keep, axis=1, kind="stable")  # the kept hits first, in their order
-    kept = keep.sum(axis=1)
-    ids = _hit_ids(results.docids, np.take_along_axis(docs, order, 1), kept)
-    values = np.take_along_axis(scores, order, 1).tolist()
+    rows = np.array([last[q] for q in names], dtype=np.int64)
+    docs, scores, kept = top_candidates(np.ascontiguousarray(results.docs), np.ascontiguousarray(results.scores),
+                                        np.asarray(results.counts, dtype=np.int64), rows, CUT)
+    ids = _hit_ids(results.docids, docs, kept)
+    values = scores.tolist()
     run: Run = {}
     at = 0
     for q, s, n in zip(names, values, kept.tolist()):
