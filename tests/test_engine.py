@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 from sounding.analysis import get_analyzer
 from sounding.datasets import Document
 from sounding.errors import DataError, SoundingError
-from sounding.index import Index, build_index
+from sounding.index import FORMAT_VERSION, Index, build_index
 from sounding.search import Searcher
 from sounding.search.bm25 import decode_norm, encode_norm
 
@@ -192,7 +192,7 @@ def test_damaged_and_newer_indexes_give_clear_errors(tmp_path):
     build_index(docs_from([("", "virus gene")]), tmp_path / "ix")
     gen = Index(tmp_path / "ix").folder
     manifest = (gen / "manifest.json").read_text()
-    (gen / "manifest.json").write_text(manifest.replace('"version": 1', '"version": 99'))
+    (gen / "manifest.json").write_text(manifest.replace(f'"version": {FORMAT_VERSION}', '"version": 99'))
     with pytest.raises(SoundingError, match="newer than this Sounding"):
         Index(tmp_path / "ix")
     (gen / "manifest.json").write_text(manifest)

@@ -8,9 +8,12 @@
 
 A build writes a new generation beside the live one and flips CURRENT last, so an interrupted
 build never touches the index readers use (Lucene's segments_N idea, one level simpler).
-Arrays: `offsets` (n_fields, n_terms + 1) int64 into `docs` (uint32) and `tfs` (uint16, or uint32
-when a term frequency exceeds 65,535); `lengths` (n_fields, n_docs) uint32 analysed token counts;
-`docid_rank` (n_docs) uint32, each id's rank in byte order, for trec_eval's docid tie order.
+Arrays: `offsets` (n_fields, n_terms + 1) int64, each term's postings (fields follow one another);
+`lengths` (n_fields, n_docs) uint32 analysed token counts; `docid_rank` (n_docs) uint32, each id's
+rank in byte order, for trec_eval's docid tie order. The postings themselves, by the manifest's
+`postings`: "packed" (index/packed.py: blocks of 128 bit-packed document gaps and term
+frequencies, ~1.5 bytes a posting) or "raw" (`docs` uint32 and `tfs` uint16, or uint32 when a
+term frequency exceeds 65,535, indexed by `offsets`: 6 bytes a posting).
 """
 from __future__ import annotations
 
@@ -23,8 +26,10 @@ from ..errors import SoundingError
 from ..io import atomic_write
 
 FORMAT_NAME = "sounding-index"
-FORMAT_VERSION = 1
-ARRAYS = ("offsets", "docs", "tfs", "lengths", "docid_rank")
+FORMAT_VERSION = 2  # 2: the manifest names its postings layout (raw or packed)
+POSTINGS = ("packed", "raw")
+ARRAYS = ("offsets", "docs", "tfs", "lengths", "docid_rank")  # a raw index's
+PACKED_ARRAYS = ("offsets", "blk_last", "blk_start", "blk_width", "packed", "lengths", "docid_rank")
 TEXT_FILES = ("terms.txt", "docids.txt")
 
 
@@ -48,6 +53,7 @@ class Manifest:
     source: str = ""
     content_hash: str = ""  # sha256 of the analysed input stream: equal corpora, equal hash
     checksums: dict[str, str] = field(default_factory=dict)  # file → crc32 (hex)
+    postings: str = "raw"  # "raw" or "packed" (see the module's docstring)
     format: str = FORMAT_NAME
     version: int = FORMAT_VERSION
 
@@ -68,9 +74,21 @@ class Manifest:
                 f"understands ({FORMAT_VERSION}); upgrade Sounding or rebuild the index"
             )
         if raw.get("version") != FORMAT_VERSION:
-            raise SoundingError(f"{where}: index format version {raw.get('version')} is too old; rebuild the index")
+            source = raw.get("source") or "CORPUS"
+            raise SoundingError(
+                f"{where.parent}: index format version {raw.get('version')} is older than this Sounding reads "
+                f"({FORMAT_VERSION}); rebuild it: sounding index {source} --out {where.parent}"
+            )
+        if raw.get("postings") not in POSTINGS:
+            raise SoundingError(f"{where}: damaged index manifest (postings {raw.get('postings')!r})")
         raw["field_stats"] = {k: FieldStats(**v) for k, v in raw["field_stats"].items()}
         return cls(**raw)
+
+
+def array_names(manifest: "Manifest") -> tuple[str, ...]:
+    """The .npy arrays (without the suffix) an index with this manifest holds."""
+    names = PACKED_ARRAYS if manifest.postings == "packed" else ARRAYS
+    return names + (("pos_offsets", "positions") if manifest.positions else ())
 
 
 def crc32_file(path: Path) -> str:

@@ -11,7 +11,8 @@ import numpy as np
 from ..errors import SoundingError
 from ..io import atomic_write
 from .docids import DocIds
-from .format import ARRAYS, TEXT_FILES, Manifest, crc32_file, live_generation, verified_stamp
+from .format import TEXT_FILES, Manifest, array_names, crc32_file, live_generation, verified_stamp
+from .packed import first_blocks
 
 
 
@@ -28,23 +29,31 @@ class Index:
         self.root = Path(path)
         self.folder = live_generation(self.root)
         self.manifest = Manifest.from_json((self.folder / "manifest.json").read_text(), self.folder)
-        extra = ["pos_offsets", "positions"] if self.manifest.positions else []
-        names = [f"{a}.npy" for a in ARRAYS + tuple(extra)] + list(TEXT_FILES)
+        array_list = array_names(self.manifest)
+        names = [f"{a}.npy" for a in array_list] + list(TEXT_FILES)
         for name in names:
             if not (self.folder / name).is_file():
                 raise SoundingError(f"{self.root}: damaged index: {name} is missing")
         if verify:
             self._verify(names, always=verify == "always")
         try:
-            arrays = {a: np.load(self.folder / f"{a}.npy", mmap_mode="r") for a in ARRAYS + tuple(extra)}
+            arrays = {a: np.load(self.folder / f"{a}.npy", mmap_mode="r") for a in array_list}
         except ValueError as e:
             raise SoundingError(f"{self.root}: damaged index: {e}") from None
-        self.offsets, self.docs, self.tfs = arrays["offsets"], arrays["docs"], arrays["tfs"]
+        self.postings = self.manifest.postings  # "raw": docs and tfs; "packed": the blk_* arrays and packed
+        self.offsets, self.docs, self.tfs = arrays["offsets"], arrays.get("docs"), arrays.get("tfs")
+        self.blk_last, self.blk_start = arrays.get("blk_last"), arrays.get("blk_start")
+        self.blk_width, self.packed = arrays.get("blk_width"), arrays.get("packed")
         self.lengths, self.docid_rank = arrays["lengths"], arrays["docid_rank"]
         self.pos_offsets, self.positions = arrays.get("pos_offsets"), arrays.get("positions")
         m = self.manifest
         if self.offsets.shape != (len(m.fields), m.n_terms + 1) or self.lengths.shape != (len(m.fields), m.n_docs):
             raise SoundingError(f"{self.root}: damaged index: array shapes disagree with the manifest")
+        if self.postings == "packed":
+            blocks = int(self.first_blocks[-1, -1])
+            if (self.blk_last.shape != (blocks,) or self.blk_start.shape != (blocks + 1,)
+                    or self.blk_width.shape != (blocks, 2) or self.packed.shape != (int(self.blk_start[-1]) + 1,)):
+                raise SoundingError(f"{self.root}: damaged index: packed postings disagree with the manifest")
 
     def _verify(self, names: list[str], *, always: bool) -> None:
         state = json.dumps({n: [(st := (self.folder / n).stat()).st_size, st.st_mtime_ns] for n in sorted(names)})
@@ -59,6 +68,11 @@ class Index:
                 raise SoundingError(f"{self.root}: damaged index: checksum of {name} does not match its manifest")
         with contextlib.suppress(SoundingError):  # a read-only index is checked in full each time
             atomic_write(stamp, state)
+
+    @cached_property
+    def first_blocks(self) -> np.ndarray:
+        """Packed postings: (n_fields, n_terms + 1) int64, the first block of each term's list."""
+        return first_blocks(np.asarray(self.offsets))
 
     @property
     def analyzer(self) -> str:

@@ -33,7 +33,9 @@ from ..analysis import DEFAULT_ANALYZER, get_analyzer
 from ..errors import DataError, SoundingError
 from .. import validate
 from ..io import check_output_dir, os_error, remove_stale, writer_lock
+from .packed import PackedWriter
 from .format import (
+    POSTINGS,
     FieldStats,
     Manifest,
     _remove_tree,
@@ -46,6 +48,7 @@ FIELDS = ("title", "text")
 ALL_FIELDS = ("flat",) + FIELDS
 CHUNK_DOCS = 500  # small enough to spread a small corpus over the workers
 MEMORY_BUDGET = 1 << 30  # postings held in memory before a sorted run goes to disk (bytes)
+DEFAULT_POSTINGS = "raw"
 MERGE_POSTINGS = 1 << 24  # postings merged per step of the final pass (~200 MB of temporaries)
 
 
@@ -71,6 +74,7 @@ def build_index(
     workers: int | None = None,
     need_bytes: int = 0,
     memory: int | None = None,
+    postings: str | None = None,
 ) -> BuildReport:
     """Index `docs` (objects with .id, .title, .text and optionally .line) into the folder `out`.
 
@@ -85,11 +89,14 @@ def build_index(
     `memory`: bytes of postings the build may hold before it writes them to a sorted run on disk
     (default MEMORY_BUDGET); the runs are merged in one streaming pass at the end. The index bytes do
     not depend on it. (An index with positions is built in memory.)
+    `postings`: "raw" (6 bytes a posting; DEFAULT_POSTINGS) or "packed" (blocks of bit-packed gaps and
+    term frequencies, index/packed.py: ~1.5 bytes a posting); positions are kept with raw postings only.
     `progress`, if given, is called with the number of documents indexed so far.
     """
     start = time.perf_counter()
     root = Path(out)
     analyze = get_analyzer(analyzer)  # an unknown analyzer fails before anything is written
+    postings = postings_layout(postings, positions)
     check_output_dir(root, need_bytes=need_bytes)
     with writer_lock(root, f"the index {root}"), _os_faults(root):
         _clean_partials(root)
@@ -98,7 +105,7 @@ def build_index(
         partial.mkdir()
         try:
             budget = MEMORY_BUDGET if memory is None else validate.integer("memory budget (bytes)", memory)
-            manifest = _write(docs, partial, analyze, source, positions, progress, _n_workers(workers), budget)
+            manifest = _write(docs, partial, analyze, source, positions, progress, _n_workers(workers), budget, postings)
             final = root / name
             os.rename(partial, final)
             commit_generation(root, final)
@@ -108,6 +115,17 @@ def build_index(
         size = sum(p.stat().st_size for p in final.iterdir())
     return BuildReport(final.parent, manifest.n_docs, manifest.n_terms, time.perf_counter() - start, size,
                        manifest.empty_docs, manifest.docs_without_title)
+
+
+def postings_layout(postings: str | None, positions: bool) -> str:
+    """The postings layout to build: the one asked for, checked, or the default for the options."""
+    if postings is None:
+        return DEFAULT_POSTINGS
+    if postings not in POSTINGS:
+        raise SoundingError(f"unknown postings layout {postings!r} (choose from: {', '.join(POSTINGS)})")
+    if positions and postings != "raw":
+        raise SoundingError("positions are kept beside raw postings only: build with postings \"raw\"")
+    return postings
 
 
 def estimate_bytes(corpus: str | Path) -> int:
@@ -231,7 +249,7 @@ def _split(keys: np.ndarray, tfs: np.ndarray, pos):
 
 # -- the parent: read, hash, dispatch, merge ------------------------------------------------------
 def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, progress, workers: int,
-           budget: int = MEMORY_BUDGET) -> Manifest:
+           budget: int = MEMORY_BUDGET, postings: str = "raw") -> Manifest:
     vocab: defaultdict[str, int] = defaultdict()
     vocab.default_factory = vocab.__len__
     docids: list[str] = []
@@ -322,9 +340,17 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
         if chunks:
             runs.append(_spill(chunks, folder / f"run-{len(runs):05d}"))
             chunks.clear()
-        arrays = _merge_runs(runs, remap, n_terms, folder)
+        arrays = _merge_runs(runs, remap, n_terms, folder, postings)
     else:
         arrays = _merge_postings(chunks, remap, n_terms, positions)
+        if postings == "packed":
+            packer = PackedWriter(folder)
+            offsets = arrays["offsets"]
+            for i in range(len(ALL_FIELDS)):
+                a, z = int(offsets[i, 0]), int(offsets[i, -1])
+                packer.add(np.diff(offsets[i]), arrays["docs"][a:z], arrays["tfs"][a:z])
+            packer.close()
+            arrays["docs"] = arrays["tfs"] = None
     stats = {}
     for i, f in enumerate(ALL_FIELDS):
         lens = field_lengths[f]
@@ -340,7 +366,7 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
     manifest = Manifest(
         analyzer=analyze.name, n_docs=n_docs, n_terms=n_terms, fields=list(ALL_FIELDS), field_stats=stats,
         empty_docs=empty, docs_without_title=untitled, source=str(source), content_hash=hasher.hexdigest(),
-        positions=positions,
+        positions=positions, postings=postings,
     )
     manifest.checksums = {p.name: crc32_file(p) for p in sorted(folder.iterdir())}
     (folder / "manifest.json").write_text(manifest.to_json())
@@ -411,8 +437,8 @@ def _spill(chunks: list[dict], run: Path) -> Path:
     return run
 
 
-def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path) -> dict:
-    """The runs on disk into docs.npy and tfs.npy, written front to back: each run is sorted once by
+def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path, postings: str = "raw") -> dict:
+    """The runs on disk into docs.npy and tfs.npy (or packed postings), written front to back: each run is sorted once by
     final term id (stable, so documents stay ascending), then every field is merged a range of terms
     at a time (about MERGE_POSTINGS postings), the runs' slices taken in run order, which is document
     order. Memory: one run while sorting, one range while merging. Same bytes as _merge_postings."""
@@ -435,10 +461,16 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path)
     offsets += np.concatenate([[0], np.cumsum(offsets[:-1, -1])])[:, None]  # fields follow one another
     total = int(offsets[-1, -1])
     tf_dtype = np.dtype(np.uint32 if wide else np.uint16)
-    with open(folder / "docs.npy", "wb") as docs_out, open(folder / "tfs.npy", "wb") as tfs_out:
-        for out, dtype in ((docs_out, np.dtype(np.uint32)), (tfs_out, tf_dtype)):
-            np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(dtype),
-                                                       "fortran_order": False, "shape": (total,)})
+    packer = PackedWriter(folder) if postings == "packed" else None
+    with contextlib.ExitStack() as stack:
+        if packer is None:
+            docs_out = stack.enter_context(open(folder / "docs.npy", "wb"))
+            tfs_out = stack.enter_context(open(folder / "tfs.npy", "wb"))
+            for out, dtype in ((docs_out, np.dtype(np.uint32)), (tfs_out, tf_dtype)):
+                np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(dtype),
+                                                           "fortran_order": False, "shape": (total,)})
+        else:
+            stack.callback(packer.abort)
         for i, f in enumerate(ALL_FIELDS):
             maps = [tuple(np.load(run / f"{f}-{part}.npy", mmap_mode="r") for part in ("term", "doc", "tf"))
                     for run in runs]
@@ -451,10 +483,17 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path)
                     a, b = np.searchsorted(term, [t0, t1])
                     parts.append((term[a:b], doc[a:b], tf[a:b]))
                 order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
-                docs_out.write(np.concatenate([p[1] for p in parts])[order].astype(np.uint32).tobytes())
-                tfs_out.write(np.concatenate([p[2] for p in parts])[order].astype(tf_dtype).tobytes())
+                docs = np.concatenate([p[1] for p in parts])[order].astype(np.uint32)
+                tfs = np.concatenate([p[2] for p in parts])[order].astype(tf_dtype)
+                if packer is None:
+                    docs_out.write(docs.tobytes())
+                    tfs_out.write(tfs.tobytes())
+                else:
+                    packer.add(np.diff(offsets[i, t0 : t1 + 1]), docs, tfs)
                 t0 = t1
             del maps
+        if packer is not None:
+            packer.close()
     for run in runs:
         _remove_tree(run)
     return {"offsets": offsets, "docs": None, "tfs": None}

@@ -18,7 +18,8 @@ from ..analysis import get_analyzer
 from .. import validate
 from ..errors import SoundingError
 from ..index import Index
-from . import bm25, bounds, clauses, topk, windowed
+from . import bm25, bounds, clauses, topk, windowed, windowed_packed
+from ..index.packed import decode_list
 from .ties import apply_anserini_ties
 from .layouts import Layout
 
@@ -150,8 +151,15 @@ class Searcher:
         self.analyze = get_analyzer(analyzer or self.index.analyzer)
         ix = self.index
         self._offsets = np.asarray(ix.offsets)
-        self._docs = np.asarray(ix.docs)
-        self._tfs = np.asarray(ix.tfs)
+        self._packed = None  # packed postings (windowed_packed.PackedPostings), or raw docs and tfs
+        if ix.postings == "packed":
+            self._docs = self._tfs = None
+            self._packed = windowed_packed.PackedPostings(self._offsets, ix.first_blocks, np.asarray(ix.blk_last),
+                                                          np.asarray(ix.blk_start), np.asarray(ix.blk_width),
+                                                          np.asarray(ix.packed))
+        else:
+            self._docs = np.asarray(ix.docs)
+            self._tfs = np.asarray(ix.tfs)
         self._rank = np.asarray(ix.docid_rank)
         self._rank_to_doc = np.empty(len(self._rank), np.int64)  # the inverse permutation, in O(n)
         self._rank_to_doc[self._rank] = np.arange(len(self._rank), dtype=np.int64)
@@ -401,6 +409,59 @@ class Searcher:
                 fill(block)
         return out, lo
 
+    def _packed_maxima(self, norms: np.ndarray, fields: list[int], lucene: bool) -> np.ndarray:
+        """Per packed block of `fields`: its largest impact (or Lucene's float32 tf·(1/norm)), made in up
+        to SETUP_THREADS threads over ranges of terms (each block alone: the same bits whatever the split)."""
+        fb = self.index.first_blocks
+        out = np.zeros(int(fb[-1, -1]), np.float32)
+        n_terms = self._offsets.shape[1] - 1
+        parts = []
+        for f in fields:
+            reach = self._offsets[f, 1:] - self._offsets[f, 0]  # postings up to each term's end
+            cuts = np.searchsorted(reach, np.arange(IMPACT_BLOCK, int(reach[-1]) if n_terms else 0, IMPACT_BLOCK))
+            bounds_ = np.unique(np.concatenate([[0], cuts, [n_terms]]))
+            parts += [(f, int(a), int(z)) for a, z in zip(bounds_[:-1], bounds_[1:])]
+
+        def fill(part) -> None:
+            f, t0, t1 = part
+            windowed_packed.packed_maxima(self._packed, norms[f], f, t0, t1, lucene, out)
+
+        workers = min(SETUP_THREADS, os.cpu_count() or 1, len(parts))
+        if workers > 1:
+            with ThreadPoolExecutor(workers, thread_name_prefix="sounding-maxima") as pool:
+                list(pool.map(fill, parts))
+        else:
+            for part in parts:
+                fill(part)
+        return out
+
+    @cached_property
+    def _tf_dtype(self) -> np.dtype:
+        """The dtype raw postings of this index keep term frequencies in (uint16 unless one exceeds
+        65,535): the multifield-max kernel's default arithmetic adds tf to a float32 norm, and its bits
+        follow numpy's promotion of that type, so packed postings are decoded into the same type."""
+        if self._packed is None:
+            return self._tfs.dtype
+        wide = np.flatnonzero(self._packed.blk_width[:, 1] >= 16)
+        if not len(wide):
+            return np.dtype(np.uint16)
+        fb = self.index.first_blocks
+        term_of = np.searchsorted(fb.ravel(), wide, side="right") - 1  # flat (field, term) of each block
+        n_cols = fb.shape[1]
+        dbuf, tbuf = np.empty(self._max_df, np.uint32), np.empty(self._max_df, np.uint32)
+        for ft in np.unique(term_of):
+            f, t = divmod(int(ft), n_cols)
+            n = int(self._offsets[f, t + 1] - self._offsets[f, t])
+            decode_list(fb, self._packed.blk_last, self._packed.blk_start, self._packed.blk_width, self._packed.words,
+                        f, t, n, dbuf, tbuf)
+            if tbuf[:n].max(initial=0) > np.iinfo(np.uint16).max:
+                return np.dtype(np.uint32)
+        return np.dtype(np.uint16)
+
+    @cached_property
+    def _max_df(self) -> int:
+        return int(np.diff(self._offsets, axis=1).max(initial=0))
+
     def _buffers(self, k: int) -> dict:
         """This thread's scratch arrays for the windowed kernel (one window's accumulator, touched
         list and bitmap) and top-k selection, made once and reused: allocating and zeroing them per
@@ -423,6 +484,10 @@ class Searcher:
         n = self.index.n_docs
         if "acc" not in buf:
             buf["acc"], buf["touched"] = np.zeros(n, np.float64), np.empty(n + 1, np.int64)
+        if self._packed is not None and "dbuf" not in buf:  # a term's list, decoded
+            buf["dbuf"], buf["tbuf"] = np.empty(self._max_df, np.uint32), np.empty(self._max_df, self._tf_dtype)
+        elif "dbuf" not in buf:
+            buf["dbuf"], buf["tbuf"] = np.empty(0, np.uint32), np.empty(0, self._tfs.dtype)
         if "groups" not in buf or buf["groups"].shape[0] < n_groups:
             buf["groups"] = np.zeros((n_groups, n), np.float64)
             buf["total"] = np.zeros(n, np.float64)
@@ -442,7 +507,9 @@ class Searcher:
         lay_weights = np.array(list(lay.weights.values()), dtype=np.float64)
         norms = self._norms(lay, k1, b, lucene)
         impacts, base, maxima, lo = np.zeros(0, np.float32), 0, np.zeros(0, np.float32), 0
-        if lay.name in SUM_LAYOUTS:
+        if lay.name in SUM_LAYOUTS and self._packed is not None:
+            maxima = self._packed_maxima(norms, [self.index.manifest.fields.index(f) for f in lay.weights], lucene)
+        elif lay.name in SUM_LAYOUTS:
             fields = [self.index.manifest.fields.index(f) for f in lay.weights]
             lo = int(min(self._offsets[f, 0] for f in fields))
             hi = int(max(self._offsets[f, -1] for f in fields))
@@ -459,20 +526,24 @@ class Searcher:
         queries = topk.Clauses(ptr[lo : hi + 1], c_field, c_term, c_weight)
         norms = setting["norms"]
         buf = self._buffers(k)
-        postings = topk.Postings(self._offsets, self._docs, self._tfs)
+        postings = self._packed if self._packed is not None else topk.Postings(self._offsets, self._docs, self._tfs)
         ranking = topk.Ranking(self._rank, self._rank_to_doc, self._rank_bits, k)
         out = topk.TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
         selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
         if lay.name == "bm25f":
             g = self._group_buffers(1)
             topk.search_bm25f(queries, c_group, c_idf, float(k1), postings, norms, ranking, out,
-                              buf["acc"], buf["touched"], g["term_touched"], g["total"], selection)
+                              buf["acc"], buf["touched"], g["term_touched"], g["total"], selection, g["dbuf"], g["tbuf"])
             return 0
         if lay.name == "multifield-max":
             g = self._group_buffers(2)
             topk.search_sum(queries, c_group, 2, True, postings, norms, lucene, ranking, out,
-                            g["groups"], g["total"], buf["touched"], selection)
+                            g["groups"], g["total"], buf["touched"], selection, g["dbuf"], g["tbuf"])
             return 0
+        win = windowed.Window(buf["wacc"], buf["wtouched"], buf["wbits"])
+        if self._packed is not None:
+            return windowed_packed.search_windowed_packed(queries, postings, norms, lucene, setting["maxima"], self.prune,
+                                                          windowed.LOOKUP_RATIO, ranking, out, win, selection)
         return windowed.search_windowed(queries, postings, norms,
                                         setting["impacts"], setting["impact_base"], lucene, setting["maxima"],
                                         setting["maxima_base"], self.prune, windowed.LOOKUP_RATIO,

@@ -19,6 +19,9 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+from numba.extending import overload
+
+from ..index.packed import decode_list
 
 _F32_ONE = np.float32(1.0)
 DIGIT_BITS = 11  # radix digit: 2,048 counters stay in L1
@@ -63,6 +66,28 @@ class Selection(NamedTuple):
     tmp: np.ndarray
     hist: np.ndarray
     cell: np.ndarray
+def term_postings(postings, f, t, dbuf, tbuf):
+    """A term's documents and term frequencies in compiled code: views of raw postings (Postings), or
+    packed ones (windowed_packed.PackedPostings) decoded into dbuf and tbuf (each ≥ the list long)."""
+    raise NotImplementedError  # compiled only: see the overload below
+
+
+@overload(term_postings, inline="always")
+def _term_postings(postings, f, t, dbuf, tbuf):
+    if len(postings.types) == 3:  # raw: offsets, docs, tfs
+        def raw(postings, f, t, dbuf, tbuf):
+            a, z = postings[0][f, t], postings[0][f, t + 1]
+            return postings[1][a:z], postings[2][a:z]
+        return raw
+
+    def packed(postings, f, t, dbuf, tbuf):
+        offsets, first_block, blk_last, blk_start, blk_width, words = postings
+        n = offsets[f, t + 1] - offsets[f, t]
+        decode_list(first_block, blk_last, blk_start, blk_width, words, f, t, n, dbuf, tbuf)
+        return dbuf[:n], tbuf[:n]
+    return packed
+
+
 @nb.njit(nogil=True, cache=True, inline="always")
 def _worse(s1, r1, s2, r2):
     return s1 < s2 or (s1 == s2 and r1 < r2)
@@ -276,15 +301,15 @@ def _emit(keys, n, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs, out_bits
 
 @nb.njit(nogil=True, cache=True)
 def search_sum(clauses, c_group, n_groups, combine_max, postings, norms, lucene, ranking, out, acc, total, touched,
-               selection):
+               selection, dbuf, tbuf):
     """BM25 for layouts with several groups of clauses (multifield-max: one group per field).
 
     Clause c of query q (c in q_ptr[q]..q_ptr[q+1]) scores term c_term[c] in field c_field[c] with
     weight c_weight[c] into group c_group[c]. Groups are summed, or maxed when combine_max.
     `norms[f, d]` is k1·(1−b+b·len/avg) for the default arithmetic, or Lucene's float32 1/norm
-    when `lucene`. `total` (float64, n_docs) receives each touched document's combined score."""
+    when `lucene`. `total` (float64, n_docs) receives each touched document's combined score.
+    `postings`: raw (Postings) or packed (windowed_packed.PackedPostings, decoded into dbuf and tbuf)."""
     q_ptr, c_field, c_term, c_weight = clauses
-    offsets, docs, tfs = postings
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
     sel, tmp, hist, cell = selection
@@ -298,7 +323,8 @@ def search_sum(clauses, c_group, n_groups, combine_max, postings, norms, lucene,
             g = c_group[c]
             w = c_weight[c]
             w32 = np.float32(w)
-            for p in range(offsets[f, t], offsets[f, t + 1]):
+            docs, tfs = term_postings(postings, f, t, dbuf, tbuf)
+            for p in range(docs.shape[0]):
                 d = np.int64(docs[p])
                 tf = tfs[p]
                 if lucene:
@@ -331,12 +357,12 @@ def search_sum(clauses, c_group, n_groups, combine_max, postings, norms, lucene,
 
 @nb.njit(nogil=True, cache=True)
 def search_bm25f(clauses, c_group, c_idf, k1, postings, inv_norms, ranking, out, acc, touched, term_touched, pseudo,
-                 selection):
+                 selection, dbuf, tbuf):
     """BM25F: per query term (group), pseudo-tf = Σ_f w_f·tf_f / B_f(d) over its field clauses,
     then one saturation idf·tf~·(k1+1)/(tf~+k1). `inv_norms[f, d]` = 1/B_f(d), c_weight = w_f,
-    c_idf = count·idf of the clause's term; a term's clauses are consecutive, one c_group value."""
+    c_idf = count·idf of the clause's term; a term's clauses are consecutive, one c_group value.
+    `postings`: raw or packed, as for search_sum."""
     q_ptr, c_field, c_term, c_weight = clauses
-    offsets, docs, tfs = postings
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
     sel, tmp, hist, cell = selection
@@ -354,7 +380,8 @@ def search_bm25f(clauses, c_group, c_idf, k1, postings, inv_norms, ranking, out,
                 f = c_field[c]
                 t = c_term[c]
                 w = c_weight[c]
-                for p in range(offsets[f, t], offsets[f, t + 1]):
+                docs, tfs = term_postings(postings, f, t, dbuf, tbuf)
+                for p in range(docs.shape[0]):
                     d = np.int64(docs[p])
                     x = pseudo[d]
                     term_touched[n_term] = d

@@ -1,0 +1,288 @@
+"""The sum kernel of windowed.py over packed postings (index/packed.py): the same windows, the same
+MaxScore pruning, the same float64 sums in the same order, so the same top k bit for bit.
+
+Each clause keeps a cursor (its current block, decoded into a 128-posting buffer, and a place in
+it). A window first moves every cursor to the window's first document: whole blocks are skipped
+by their last document (`blk_last`) without decoding. A clause's bound in the window is the largest
+block maximum (per packed block and BM25 setting: `packed_maxima`) from its cursor's block to the
+block holding the window's end. Essential clauses then score their postings block by block from
+the buffer; non-essential ones either read theirs the same way with a bit test, or look each live
+document up: the block by a binary search of the last documents, then a scan of that block's gaps
+up to the document, the term frequency read straight from its place. An impact
+tf / (tf + k1·(1 − b + b·len/avglen)) is computed where it is used, in float32 as
+windowed.fill_impacts makes it: the document's norm lies in the window, a cache-resident slice.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from ..index.packed import BLOCK, BLOCK_SHIFT, _get, decode_block
+from .topk import _emit, _f32_bits
+from .windowed import PRUNE_SLACK, _clause_bound, _drop_hopeless, _kth_bits, _lower_bound, _window_end
+
+_F32_ONE = np.float32(1.0)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_ONE = np.uint64(1)
+
+
+class PackedPostings(NamedTuple):
+    """Packed postings (index/packed.py): offsets, first block of each term, and the block arrays."""
+    offsets: np.ndarray
+    first_block: np.ndarray
+    blk_last: np.ndarray
+    blk_start: np.ndarray
+    blk_width: np.ndarray
+    words: np.ndarray
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _block_size(b, b0, length):
+    return min(BLOCK, length - ((b - b0) << BLOCK_SHIFT))
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _load(postings, i, b, b0, length, dbuf, tbuf):
+    """Decode block b of clause i's list (first block b0, `length` postings) into row i of the buffers."""
+    _, _, blk_last, blk_start, blk_width, words = postings
+    prev = np.int64(blk_last[b - 1]) if b > b0 else np.int64(-1)
+    decode_block(words, blk_start, blk_width, b, _block_size(b, b0, length), prev, dbuf[i], tbuf[i])
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _seek(postings, i, target, cb, cpos, bend, b0, plen, dbuf, tbuf):
+    """Move clause i's cursor to its first posting with a document ≥ target (skipping whole blocks)."""
+    blk_last = postings[2]
+    b = cb[i]
+    if b >= bend[i]:
+        return
+    if np.int64(blk_last[b]) < target:
+        b = _window_end(blk_last, b + 1, bend[i], target)
+        cb[i] = b
+        if b >= bend[i]:
+            return
+        _load(postings, i, b, b0[i], plen[i], dbuf, tbuf)
+        cpos[i] = _lower_bound(dbuf[i], 0, _block_size(b, b0[i], plen[i]), np.uint32(target))
+    else:
+        cpos[i] = _lower_bound(dbuf[i], cpos[i], _block_size(b, b0[i], plen[i]), np.uint32(target))
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _impact(w, tf, d, f, norms, lucene):
+    if lucene:
+        w32 = np.float32(w)
+        return np.float64(w32 - w32 / (_F32_ONE + np.float32(tf) * norms[f, d]))
+    t = np.float32(tf)
+    return w * (t / (t + norms[f, d]))
+
+
+@nb.njit(nogil=True, cache=True)
+def _find(postings, d, b, b0, length):
+    """Posting of document d in block b (not the cursor's): its term frequency, or 0 if absent."""
+    _, _, blk_last, blk_start, blk_width, words = postings
+    n = _block_size(b, b0, length)
+    base = blk_start[b]
+    wd = np.int64(blk_width[b, 0])
+    md = (_ONE << np.uint64(wd)) - _ONE
+    x = np.int64(blk_last[b - 1])  # b > b0: a block after the cursor's
+    for i in range(n):
+        x += np.int64(_get(words, base, i, wd, md)) + 1
+        if x >= d:
+            if x == d:
+                wt = np.int64(blk_width[b, 1])
+                mt = (_ONE << np.uint64(wt)) - _ONE
+                return np.uint32(_get(words, base + ((n * wd + 31) >> 5), i, wt, mt) + _ONE)
+            return np.uint32(0)
+    return np.uint32(0)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, bend, b0, plen, dbuf, tbuf, wacc, wtouched, nt,
+          wbits, essential):
+    """Clause i's postings below `stop`, from its cursor: essential, every one is added (first touches
+    listed in wtouched); else only to documents whose bit is set. Returns (nt, postings read)."""
+    blk_last = postings[2]
+    b = cb[i]
+    pos = cpos[i]
+    read = 0
+    u_start = np.uint64(start)
+    while b < bend[i]:
+        n = _block_size(b, b0[i], plen[i])
+        e = n if np.int64(blk_last[b]) < stop else _lower_bound(dbuf[i], pos, n, np.uint32(stop))
+        read += e - pos
+        if essential:
+            for x in range(np.uint64(pos), np.uint64(e)):
+                d = np.uint64(dbuf[i, x])
+                j = d - u_start
+                a = wacc[j]
+                wtouched[np.uint64(nt)] = np.int64(j)
+                nt += a == 0.0  # scores are > 0: zero marks a first touch
+                wacc[j] = a + _impact(w, tbuf[i, x], d, f, norms, lucene)
+        else:
+            for x in range(np.uint64(pos), np.uint64(e)):
+                d = np.uint64(dbuf[i, x])
+                j = d - u_start
+                if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
+                    wacc[j] += _impact(w, tbuf[i, x], d, f, norms, lucene)
+        if e < n:
+            pos = e
+            break
+        b += 1
+        pos = 0
+        if b < bend[i]:
+            _load(postings, i, b, b0[i], plen[i], dbuf, tbuf)
+    cb[i] = b
+    cpos[i] = pos
+    return nt, read
+
+
+@nb.njit(nogil=True, cache=True)
+def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, lookup_ratio, ranking, out, window,
+                           selection):
+    """windowed.search_windowed over packed postings: the same arguments but the impacts (made where
+    used), with `maxima[b]` the largest impact (or float32 tf·(1/norm)) of packed block b. Returns the
+    number of postings read or looked up."""
+    q_ptr, c_field, c_term, c_weight = clauses
+    offsets, first_block, blk_last = postings[0], postings[1], postings[2]
+    rank, rank_to_doc, rank_bits, k = ranking
+    out_docs, out_bits, out_n = out
+    wacc, wtouched, wbits = window
+    sel, tmp, hist, cell = selection
+    cell_bits = cell.view(np.uint32)
+    n_docs = rank.shape[0]
+    window = wacc.shape[0]
+    max_clauses = 0
+    for q in range(q_ptr.shape[0] - 1):
+        max_clauses = max(max_clauses, q_ptr[q + 1] - q_ptr[q])
+    cb = np.empty(max_clauses, np.int64)  # each clause's current block (decoded in its buffer row)
+    cpos = np.empty(max_clauses, np.int64)  # its next posting in that block
+    bend = np.empty(max_clauses, np.int64)  # the end of its blocks
+    b0 = np.empty(max_clauses, np.int64)  # its first block
+    plen = np.empty(max_clauses, np.int64)  # its postings
+    eb = np.empty(max_clauses, np.int64)  # the block holding its last posting in the window
+    dbuf = np.empty((max_clauses, BLOCK), np.uint32)
+    tbuf = np.empty((max_clauses, BLOCK), np.uint32)
+    rest = np.zeros(max_clauses + 1, np.float64)  # rest[i]: the most clauses i.. add in the window
+    compact_at = max(2 * k, 1024)
+    keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
+    read = 0
+    for q in range(q_ptr.shape[0] - 1):
+        first, end = q_ptr[q], q_ptr[q + 1]
+        n_cl = end - first
+        for i in range(n_cl):
+            f, t = c_field[first + i], c_term[first + i]
+            b0[i] = cb[i] = first_block[f, t]
+            bend[i] = first_block[f, t + 1]
+            plen[i] = offsets[f, t + 1] - offsets[f, t]
+            cpos[i] = 0
+            if cb[i] < bend[i]:
+                _load(postings, i, cb[i], b0[i], plen[i], dbuf, tbuf)
+        rest[n_cl] = 0.0
+        theta = np.uint64(0)  # float32 bits of a lower bound on the k-th best score
+        m = 0
+        for start in range(0, n_docs, window):
+            stop = start + window
+            for i in range(n_cl - 1, -1, -1):  # each clause's share of the window, and its bound
+                c = first + i
+                _seek(postings, i, start, cb, cpos, bend, b0, plen, dbuf, tbuf)
+                bound = 0.0
+                eb[i] = -1  # nothing in the window
+                if cb[i] < bend[i] and np.int64(dbuf[i, cpos[i]]) < stop:
+                    e = cb[i] if np.int64(blk_last[cb[i]]) >= stop else min(
+                        _window_end(blk_last, cb[i] + 1, bend[i], stop), bend[i] - 1)
+                    eb[i] = e
+                    x = np.float32(0.0)
+                    for bb in range(cb[i], e + 1):
+                        x = max(x, maxima[bb])
+                    bound = _clause_bound(c_weight[c], x, lucene)
+                rest[i] = rest[i + 1] + bound
+            n_essential = n_cl  # clauses from n_essential on cannot bring a new document in
+            if prune and theta > 0:
+                while n_essential > 0 and _f32_bits(rest[n_essential - 1] * PRUNE_SLACK, cell, cell_bits) < theta:
+                    n_essential -= 1
+            nt = 0
+            for i in range(n_essential):  # every posting; remember first touches
+                c = first + i
+                if eb[i] < 0:
+                    continue
+                nt, r = _scan(postings, i, stop, start, np.uint64(c_field[c]), c_weight[c], norms, lucene, cb, cpos,
+                              bend, b0, plen, dbuf, tbuf, wacc, wtouched, nt, wbits, True)
+                read += r
+            if n_essential < n_cl and nt > 0:
+                for i in range(n_essential, n_cl):  # the rest only add to the documents found
+                    nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits, cell, cell_bits)
+                    if nt == 0:
+                        break
+                    if eb[i] < 0:
+                        continue
+                    c = first + i
+                    f = np.uint64(c_field[c])
+                    w = c_weight[c]
+                    if nt * lookup_ratio < (eb[i] - cb[i] + 1) * BLOCK:  # few documents: look each one up
+                        read += nt
+                        n_cur = _block_size(cb[i], b0[i], plen[i])
+                        for x in range(nt):
+                            j = wtouched[x]
+                            d = start + j
+                            bb = cb[i] if np.int64(blk_last[cb[i]]) >= d else _window_end(
+                                blk_last, cb[i] + 1, eb[i] + 1, d)
+                            if bb > eb[i]:
+                                continue
+                            if bb == cb[i]:
+                                at = _lower_bound(dbuf[i], cpos[i], n_cur, np.uint32(d))
+                                tf = tbuf[i, at] if at < n_cur and np.int64(dbuf[i, at]) == d else np.uint32(0)
+                            else:
+                                tf = _find(postings, d, bb, b0[i], plen[i])
+                            if tf:
+                                wacc[j] += _impact(w, tf, np.uint64(d), f, norms, lucene)
+                    else:
+                        nt, r = _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, bend, b0, plen,
+                                      dbuf, tbuf, wacc, wtouched, nt, wbits, False)
+                        read += r
+            for i in range(nt):  # the window's documents are complete: keep those that can rank
+                j = wtouched[i]
+                bits = _f32_bits(wacc[j], cell, cell_bits)
+                wacc[j] = 0.0
+                wbits[j >> 6] = 0
+                keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
+                m += bits >= theta
+            if m >= compact_at:  # raise θ to the k-th best so far; keep what reaches it (ties too)
+                theta = _kth_bits(keys, m, k, hist)
+                kept = 0
+                for i in range(m):
+                    key = keys[i]
+                    keys[kept] = key
+                    kept += key >> np.uint64(32) >= theta
+                m = kept
+                if m + window > keys.shape[0]:  # many ties at θ: room for another window
+                    grown = np.empty(2 * (m + window), np.uint64)
+                    grown[:m] = keys[:m]
+                    keys = grown
+        rb = np.uint64(rank_bits)
+        for i in range(m):  # rank ties by the document id's byte order
+            key = keys[i]
+            keys[i] = ((key >> np.uint64(32)) << rb) | np.uint64(rank[np.int64(key & _LOW32)])
+        out_n[q] = _emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
+    return read
+
+
+@nb.njit(nogil=True, cache=True)
+def packed_maxima(postings, norms_f, f, t0, t1, lucene, out):
+    """out[b] for the blocks of terms t0..t1−1 of field f: the largest float32 impact tf / (tf + norm)
+    of the block (default arithmetic, windowed.fill_impacts' bits), or float32 tf·(1/norm) (Lucene's)."""
+    offsets, first_block, blk_last, blk_start, blk_width, words = postings
+    dbuf = np.empty((1, BLOCK), np.uint32)
+    tbuf = np.empty((1, BLOCK), np.uint32)
+    for t in range(t0, t1):
+        length = offsets[f, t + 1] - offsets[f, t]
+        b0 = first_block[f, t]
+        for b in range(b0, first_block[f, t + 1]):
+            _load(postings, 0, b, b0, length, dbuf, tbuf)
+            x = np.float32(0.0)
+            for i in range(_block_size(b, b0, length)):
+                tf = np.float32(tbuf[0, i])
+                nd = norms_f[dbuf[0, i]]
+                x = max(x, tf * nd if lucene else tf / (tf + nd))
+            out[b] = x

@@ -1,0 +1,182 @@
+"""Packed postings (index/packed.py, search/windowed_packed.py): the blocks decode to the postings
+they were made from, and search over a packed index gives what search over the raw index of the
+same corpus gives, bit for bit and byte for byte in run files: every layout, both arithmetics,
+k = 10/100/1000, pruning across many windows, each way of reading non-essential lists."""
+import filecmp
+import json
+
+import numpy as np
+import pytest
+
+from sounding.datasets import Document, iter_corpus, load_dataset
+from sounding.errors import SoundingError
+from sounding.index import Index, build_index
+from sounding.index.format import live_generation
+from sounding.index.packed import BLOCK, decode_list, encode, first_blocks
+from sounding.search import Searcher, windowed
+
+LAYOUTS = [("flat", False), ("flat", True), ("multifield", False), ("multifield", True),
+           ("multifield-max", False), ("multifield-max", True), ("bm25f", False)]
+
+
+def _same(a, b, what):
+    assert np.array_equal(a.counts, b.counts), what
+    assert np.array_equal(a.docs, b.docs), what
+    assert np.array_equal(a.scores.view(np.uint32), b.scores.view(np.uint32)), what
+
+
+def test_blocks_decode_to_their_postings():
+    rng = np.random.default_rng(5)
+    lengths = np.array([0, 1, 127, 128, 129, 300, 5, 0, 1000, 3], np.int64)
+    docs, tfs = [], []
+    for n in lengths:
+        span = int(rng.choice([n + 1, 10 * n + 10, 2**32 - 1]))  # dense lists, sparse ones, gaps of 32 bits
+        d = np.sort(rng.choice(span, int(n), replace=False)).astype(np.uint32)
+        if n == 300:
+            d = np.arange(300, dtype=np.uint32)  # consecutive: gaps of width 0
+        docs.append(d)
+        tfs.append(rng.choice([1, 2, 70_000, 2**32 - 1], int(n), p=[0.7, 0.2, 0.05, 0.05]).astype(np.uint32))
+    docs, tfs = np.concatenate(docs), np.concatenate(tfs)
+    last, width, n_words, words = encode(lengths, docs, tfs)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])[None, :]
+    fb = first_blocks(offsets)
+    assert fb[0, -1] == len(last) == int((-(-lengths // BLOCK)).sum())
+    starts = np.concatenate([[0], np.cumsum(n_words)])
+    words = np.concatenate([words, [0]]).astype(np.uint32)
+    dbuf, tbuf = np.empty(1000, np.uint32), np.empty(1000, np.uint32)
+    for t, n in enumerate(lengths):
+        decode_list(fb, last, starts, width, words, 0, t, n, dbuf, tbuf)
+        a = offsets[0, t]
+        assert np.array_equal(dbuf[:n], docs[a : a + n]), t
+        assert np.array_equal(tbuf[:n], tfs[a : a + n]), t
+    assert width[:, 1].max() == 32 and width[:, 0].min() == 0
+
+
+@pytest.fixture(scope="module")
+def zipf_pair(tmp_path_factory):
+    """One corpus (Zipf vocabulary, titles on most documents, a run of identical documents whose
+    tied scores straddle the cut) indexed with raw and with packed postings."""
+    rng = np.random.default_rng(11)
+    vocab = [f"w{i}x" for i in range(3000)]
+    p = 1.0 / np.arange(1, 3001) ** 1.1
+    p /= p.sum()
+    docs = []
+    for i in range(6000):
+        text = " ".join(rng.choice(vocab, int(rng.integers(3, 60)), p=p))
+        title = " ".join(rng.choice(vocab, 3, p=p)) if i % 4 else ""
+        if 2000 <= i < 2600:
+            text, title = "w2990x w2991x w2992x", "w2993x"
+        docs.append(Document(f"d{i:05d}", title, text, i + 1))
+    root = tmp_path_factory.mktemp("packed")
+    build_index(docs, root / "raw", workers=1, postings="raw")
+    build_index(docs, root / "packed", workers=1, postings="packed")
+    build_index(docs, root / "packed-spilled", workers=1, postings="packed", memory=30_000)  # many sorted runs
+    common = [" ".join(rng.choice(vocab[:40], int(rng.integers(2, 9)))) for _ in range(20)]
+    mixed = [" ".join(rng.choice(vocab, int(rng.integers(1, 12)), p=p)) for _ in range(40)]
+    rare = [" ".join(rng.choice(vocab[500:], 2)) for _ in range(10)]
+    queries = [(f"q{i}", t) for i, t in enumerate(common + mixed + rare + ["w2990x w2991x w2992x w2993x", "nothing"])]
+    return root, queries
+
+
+def test_packed_index_is_smaller_and_the_same_at_any_memory_budget(zipf_pair):
+    root, _ = zipf_pair
+    raw, packed = Index(root / "raw"), Index(root / "packed")
+    assert raw.postings == "raw" and packed.postings == "packed"
+    assert packed.manifest.field_stats == raw.manifest.field_stats
+    assert np.array_equal(packed.offsets, raw.offsets)
+    assert packed.size_bytes() < 0.6 * raw.size_bytes()
+    a, b = live_generation(root / "packed"), live_generation(root / "packed-spilled")
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir()) and "packed.npy" in names and "docs.npy" not in names
+    for name in names:
+        assert filecmp.cmp(a / name, b / name, shallow=False), name
+
+
+@pytest.mark.parametrize("lookup_ratio", [0, 64, 10**9])  # always scan, the default, always look up
+def test_packed_search_equals_raw(zipf_pair, monkeypatch, lookup_ratio):
+    root, queries = zipf_pair
+    monkeypatch.setattr(windowed, "WINDOW", 256)  # ~24 windows: skipping, bounds and cursors across windows
+    monkeypatch.setattr(windowed, "LOOKUP_RATIO", lookup_ratio)
+    raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
+    for layout, lucene in LAYOUTS:
+        for k in (10, 100, 1000):
+            what = (layout, lucene, k)
+            _same(raw.search(queries, layout=layout, k=k, lucene_norms=lucene),
+                  packed.search(queries, layout=layout, k=k, lucene_norms=lucene, threads=2), what)
+    unpruned = Searcher(root / "packed")
+    unpruned.prune = False
+    for k in (10, 100):
+        a = packed.search(queries, k=k)
+        reads = packed.postings_read
+        _same(a, unpruned.search(queries, k=k), k)
+        if lookup_ratio == 0:  # (a look-up counts as a posting read: the count says little otherwise)
+            assert reads < 0.9 * unpruned.postings_read  # pruning skips work on packed postings too
+
+
+def test_packed_run_files_equal_raw_ones(zipf_pair, monkeypatch, tmp_path):
+    root, queries = zipf_pair
+    monkeypatch.setattr(windowed, "WINDOW", 512)
+    raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
+    for layout in ("flat", "multifield"):
+        for k in (10, 1000):
+            opts = dict(layout=layout, k=k, lucene_norms=True, anserini_ties=True)
+            a = raw.search(queries, **opts).write_run(tmp_path / "raw.run")
+            b = packed.search(queries, **opts).write_run(tmp_path / "packed.run")
+            assert a.read_bytes() == b.read_bytes(), (layout, k)
+
+
+def test_wide_term_frequencies(tmp_path):
+    """A term frequency past 65,535: raw postings keep uint32 and the multifield-max arithmetic follows
+    that type; the packed index gives the same bits."""
+    docs = [Document("a", "zeta", " ".join(["alpha"] * 70_000) + " beta", 1),
+            Document("b", "alpha", "alpha beta beta", 2), Document("c", "", "beta gamma", 3)]
+    build_index(docs, tmp_path / "raw", workers=1, postings="raw")
+    build_index(docs, tmp_path / "packed", workers=1, postings="packed")
+    assert Index(tmp_path / "raw").tfs.dtype == np.uint32
+    raw, packed = Searcher(tmp_path / "raw"), Searcher(tmp_path / "packed")
+    queries = [("q1", "alpha beta"), ("q2", "gamma zeta alpha")]
+    for layout, lucene in LAYOUTS:
+        _same(raw.search(queries, layout=layout, lucene_norms=lucene), packed.search(queries, layout=layout, lucene_norms=lucene),
+              (layout, lucene))
+
+
+def test_older_format_says_how_to_rebuild(zipf_pair, tmp_path):
+    root, _ = zipf_pair
+    import shutil
+
+    shutil.copytree(root / "packed", tmp_path / "old")
+    manifest = live_generation(tmp_path / "old") / "manifest.json"
+    raw = json.loads(manifest.read_text())
+    raw["version"] = 1
+    manifest.write_text(json.dumps(raw))
+    with pytest.raises(SoundingError, match=r"format version 1 is older .*rebuild it: sounding index .* --out .*old") as e:
+        Index(tmp_path / "old", verify=False)
+    assert "\n" not in str(e.value)
+
+
+def test_postings_option_is_checked(tmp_path):
+    docs = [Document("a", "", "alpha", 1)]
+    with pytest.raises(SoundingError, match="unknown postings layout 'zip'"):
+        build_index(docs, tmp_path / "x", postings="zip")
+    with pytest.raises(SoundingError, match="raw"):
+        build_index(docs, tmp_path / "y", postings="packed", positions=True)
+    build_index(docs, tmp_path / "z", positions=True)
+    assert Index(tmp_path / "z").postings == "raw"
+
+
+@pytest.mark.realdata
+def test_scifact_packed_equals_raw(shared_data, tmp_path_factory, monkeypatch):
+    ds = load_dataset("scifact", data_dir=shared_data)
+    root = tmp_path_factory.mktemp("scifact")
+    build_index(iter_corpus(ds.corpus_path), root / "raw", postings="raw")
+    build_index(iter_corpus(ds.corpus_path), root / "packed", postings="packed")
+    queries = list(ds.queries.items())
+    for window in (windowed.WINDOW, 512):  # one window, then ~10 (pruning across windows)
+        monkeypatch.setattr(windowed, "WINDOW", window)
+        raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
+        for layout, lucene in LAYOUTS:
+            for k in (10, 100, 1000):
+                opts = dict(layout=layout, k=k, lucene_norms=lucene, anserini_ties=lucene)
+                a = raw.search(queries, **opts).write_run(root / "raw.run")
+                b = packed.search(queries, threads=2, **opts).write_run(root / "packed.run")
+                assert a.read_bytes() == b.read_bytes(), (window, layout, lucene, k)
