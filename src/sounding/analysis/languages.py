@@ -1055,21 +1055,29 @@ class ThaiAnalyzer:
         self._cache: dict[str, str] = {}
 
     def segments(self, text: str) -> list[str]:
+        if _NOT_THAI.search(text) is None:  # Thai, whitespace and ? only: ICU's segments as they are
+            bi = self._breaker
+            bi.setText(text)
+            out, start = [], 0
+            for end in bi:
+                c = text[start]
+                if c.isalpha() or c.isdecimal():  # Character.isLetterOrDigit
+                    out.append(text[start:end])
+                start = end
+            return out
         # The JDK's word rules also keep letters joined by a dash (KAT-TUN) and a number with a
         # percent sign (99%) whole, where ICU's (Unicode's) break: such spans are segments of
         # their own, and ICU segments the text around them.
-        joined = _JDK_JOINED.search(text) if _NOT_THAI.search(text) else None
-        if joined is None:
-            return self._segments(text)
         out, last = [], 0
-        for m in _JDK_JOINED.finditer(text, joined.start()):
-            out.extend(self._segments(text[last:m.start()]))
+        for m in _JDK_JOINED.finditer(text):
+            out.extend(self._mixed_segments(text[last:m.start()]))
             out.append(m.group())
             last = m.end()
-        out.extend(self._segments(text[last:]))
+        out.extend(self._mixed_segments(text[last:]))
         return out
 
-    def _segments(self, text: str) -> list[str]:
+    def _mixed_segments(self, text: str) -> list[str]:
+        """ICU's segments of a text that may hold other letters, digits or full stops next to Thai."""
         if not text:
             return []
         bi = self._breaker
@@ -1079,14 +1087,7 @@ class ThaiAnalyzer:
         # rules, so it also breaks where Thai meets other letters or digits (ช่องCCTVมี →
         # ช่อง CCTV มี) and at a full stop next to Thai (พ.ศ. → พ ศ); ICU joins both. Where
         # such a pair of characters falls inside one of ICU's segments, the segment is split.
-        mixed = _thai_meets_other(text) if _NOT_THAI.search(text) else None
-        if not mixed:
-            for end in bi:
-                c = text[start]
-                if c.isalpha() or c.isdecimal():  # Character.isLetterOrDigit
-                    out.append(text[start:end])
-                start = end
-            return out
+        mixed = _thai_meets_other(text)
         mixed.append(len(text))
         j = 0
         for end in bi:
