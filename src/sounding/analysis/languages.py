@@ -1041,6 +1041,9 @@ class ThaiAnalyzer:
     ThaiTokenizer keeps the word-break segments that start with a letter or digit. Lucene takes the
     segments from the JDK's Thai BreakIterator; we take them from ICU's dictionary-based word
     break iterator (the same design, a newer dictionary), so some Thai words split differently.
+    Where the JDK's word rules differ from ICU's, its segments are followed: a break where Thai
+    meets other letters, digits or a full stop, and letters joined by a dash or a number with its
+    percent sign kept whole.
     """
 
     name = "thai"
