@@ -356,6 +356,8 @@ def test_korean_drops_particles_and_endings():
     assert ko("2차 세계 대전은 몇 년도에 시작 되었는가?") == ["2", "차", "세계", "대전", "년", "도", "시작", "되"]
     assert ko("헝가리는 유럽 연합에 언제 가입했나요?") == ["헝가리", "유럽", "연합", "가입"]
     assert ko("Seoul") == ["seoul"]
+    # a tab or line break before a word is whitespace like a space (MeCab's node lines carry it)
+    assert ko("헝가리는\t유럽 연합에\n언제 가입했나요?") == ["헝가리", "유럽", "연합", "가입"]
 
 
 def test_korean_cjk_bigrams():
@@ -376,6 +378,8 @@ def test_thai_segments_into_words():
     assert th("ช่องCCTVมี พ.ศ. 2500 NetWare 6.5") == ["ช่อง", "cctv", "พ", "ศ", "2500", "netware", "6.5"]
     # letters joined by a dash and a number with its percent sign stay whole, as in the JDK
     assert th("KAT-TUN ศิลปิน X-เมน 99% covid-19") == ["kat-tun", "ศิลปิน", "x", "เมน", "99%", "covid", "19"]
+    # ICU's offsets count UTF-16 units; characters beyond the BMP take two
+    assert th("😀ภาษาไทย 𠀋abc ประเทศ") == ["ภาษา", "ไทย", "𠀋", "abc", "ประเทศ"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -443,6 +443,7 @@ _NO_GAPS = np.zeros(0, dtype=np.int64)
 # The SPACE class of each dictionary's char.def: the characters MeCab skips between tokens.
 _IPADIC_SPACE = re.compile("[\t\n\x0b ]+")
 _KO_DIC_SPACE = re.compile("[\t\n\x0b\r ]+")
+_KO_DIC_CONTROL = re.compile("[\t\n\x0b\r]")  # ... of which the ones that would break a node line
 
 
 class _Lattice:
@@ -921,6 +922,8 @@ class KoreanAnalyzer:
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
             self._words.clear()
+        if _KO_DIC_CONTROL.search(text):  # node lines carry the whitespace before a token: one space
+            text = _KO_DIC_SPACE.sub(" ", text)
         lines = self._parse(text).split("\n")
         out: list[str] = []
         for line in lines:
@@ -1030,6 +1033,7 @@ def _thai_meets_other(text: str) -> list[int]:
     return out
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # Letters other than Thai joined by dash punctuation, or a number and a percent sign
 _JDK_JOINED = regex.compile(r"[^\W\d_\u0e00-\u0e7f]+(?:\p{Pd}[^\W\d_\u0e00-\u0e7f]+)+|\d+(?:[.,]\d+)*%")
 _THAI_RUN = re.compile("[\u0e00-\u0e7f]+|[^\u0e00-\u0e7f.]+(?:\\.[^\u0e00-\u0e7f.]+)*|\\.")
@@ -1092,8 +1096,16 @@ class ThaiAnalyzer:
         # such a pair of characters falls inside one of ICU's segments, the segment is split.
         mixed = _thai_meets_other(text)
         mixed.append(len(text))
+        ends = list(bi)
+        if _ASTRAL.search(text):  # ICU's offsets count UTF-16 units: made indexes into `text`
+            index, unit = {}, 0
+            for i, c in enumerate(text):
+                index[unit] = i
+                unit += 2 if c > "\uffff" else 1
+            index[unit] = len(text)
+            ends = [index[end] for end in ends]
         j = 0
-        for end in bi:
+        for end in ends:
             while mixed[j] < start:
                 j += 1
             if mixed[j] + 2 <= end:
