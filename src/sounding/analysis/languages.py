@@ -1035,6 +1035,7 @@ def _thai_meets_other(text: str) -> list[int]:
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # Letters other than Thai joined by dash punctuation, or a number and a percent sign
+_DASH_OR_PERCENT = regex.compile(r"[%\p{Pd}]")  # a quick first test for _JDK_JOINED
 _JDK_JOINED = regex.compile(r"[^\W\d_\u0e00-\u0e7f]+(?:\p{Pd}[^\W\d_\u0e00-\u0e7f]+)+|\d+(?:[.,]\d+)*%")
 _THAI_RUN = re.compile("[\u0e00-\u0e7f]+|[^\u0e00-\u0e7f.]+(?:\\.[^\u0e00-\u0e7f.]+)*|\\.")
 
@@ -1075,6 +1076,8 @@ class ThaiAnalyzer:
         # The JDK's word rules also keep letters joined by a dash (KAT-TUN) and a number with a
         # percent sign (99%) whole, where ICU's (Unicode's) break: such spans are segments of
         # their own, and ICU segments the text around them.
+        if _DASH_OR_PERCENT.search(text) is None:
+            return self._mixed_segments(text)
         out, last = [], 0
         for m in _JDK_JOINED.finditer(text):
             out.extend(self._mixed_segments(text[last:m.start()]))
