@@ -187,7 +187,7 @@ def case_eval(work: Path, queries: int, rows: list) -> None:
     diff = max(abs(a["nDCG@10"] - b["ndcg_cut_10"]), abs(a["R@100"] - b["recall_100"]), abs(a["AP"] - b["map"]))
     label = f"eval {queries:,} q x 1,000 hits, 3 measures"
     rows.append(_row(label, "sounding eval", ours, "pytrec_eval script", peer, None, diff))
-    trec_eval = shutil.which("trec_eval")
+    trec_eval = os.environ.get("SOUNDING_TREC_EVAL") or shutil.which("trec_eval")
     if trec_eval:
         te = run_process([trec_eval, "-m", "ndcg_cut.10", "-m", "recall.100", "-m", "map", str(qrels_path), str(run_path)])
         rows.append(_row(label, "sounding eval", ours, "trec_eval", te, None))

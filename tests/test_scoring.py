@@ -200,3 +200,14 @@ def test_cli_runs_gz_writes_gzip_runs_with_the_same_text_and_rows(tmp_path, caps
     assert main(["run", str(data), "--out", str(tmp_path / "x"), "--runs", "zip"]) == 2
     err = capsys.readouterr().err
     assert "--runs 'zip'" in err and "Traceback" not in err
+
+
+def test_judged_in_collection_counts_ids_found():
+    from sounding.experiment.scoring import judged_in_collection
+    from sounding.index.docids import DocIds
+
+    ids = DocIds("d1\nd22\nq1\ndé\n".rstrip("\n").encode())
+    assert judged_in_collection({"d1", "dé", "d2", "x"}, ids) == 2
+    assert judged_in_collection(["d22", "d22"], ["d1", "d22"]) == 1
+    assert judged_in_collection({"zz"}, ids) == 0 and judged_in_collection(set(), ids) == 0
+    assert judged_in_collection({"d1"}, ["d1", "d1"]) == 1  # an id twice in the collection

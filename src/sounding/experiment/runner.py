@@ -39,7 +39,7 @@ from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import RAW_SUFFIX, ResultRow, match_key, to_pandas
-from .scoring import write_and_score
+from .scoring import judged_in_collection, write_and_score
 from .settings import Setting, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
@@ -225,7 +225,7 @@ def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = Fal
 def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> None:
     """A corpus that holds none of the judged documents would score 0 everywhere: say so instead."""
     judged = {d for j in ds.qrels.values() for d in j}
-    if judged and not judged & set(docids):
+    if judged and not judged_in_collection(judged, docids):
         raise SoundingError(f"{ds.name}: none of the {len(judged):,} judged documents of the qrels is in the corpus "
                             f"{ds.corpus_path}; are corpus and qrels from the same dataset?")
 

@@ -165,6 +165,30 @@ def score_results(qrels: Qrels, queries: Iterable[str], measures: list[str], res
     return Scored(metrics, per_query, unjudged, check, len(checked), len(qids), without_hits)
 
 
+def judged_in_collection(ids: Iterable[str], docids) -> int:
+    """How many of `ids` are among the collection's `docids` (compiled lookup over docids.txt's bytes;
+    no set of every id)."""
+    from ..eval.arrayeval import lookup_ids
+    from ..eval.runfile import DocIdTable
+
+    ids = list(dict.fromkeys(ids))
+    try:
+        want = [d.encode("utf-8") for d in ids]
+    except UnicodeEncodeError:  # an id no UTF-8 file holds
+        want = None
+    if not ids:
+        return 0
+    if want is not None:
+        ptr = np.zeros(len(want) + 1, np.int64)
+        np.cumsum([len(w) for w in want], out=ptr[1:])
+        table = DocIdTable(docids)
+        found, unique = lookup_ids(table.blob, np.asarray(table.starts),
+                                   np.frombuffer(b"".join(want) or b"\0", np.uint8), ptr)
+        if unique:
+            return int(np.count_nonzero(found >= 0))
+    return len(set(ids) & set(docids))  # (an id twice in the collection: counted the plain way)
+
+
 def _horizon(ms) -> float:
     """Ranks beyond which no measure of `ms` tells ranks apart (metrics.py's rule)."""
     return math.inf if any(m.k is None or m.name in _WHOLE_RANKING for m in ms) else max(m.k for m in ms)
