@@ -36,6 +36,7 @@ CJKAnalyzer baseline (the paper's numbers).
 """
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from functools import lru_cache
@@ -1097,8 +1098,6 @@ class ThaiAnalyzer:
         # rules, so it also breaks where Thai meets other letters or digits (ช่องCCTVมี →
         # ช่อง CCTV มี) and at a full stop next to Thai (พ.ศ. → พ ศ); ICU joins both. Where
         # such a pair of characters falls inside one of ICU's segments, the segment is split.
-        mixed = _thai_meets_other(text)
-        mixed.append(len(text))
         ends = list(bi)
         if _ASTRAL.search(text):  # ICU's offsets count UTF-16 units: made indexes into `text`
             index, unit = {}, 0
@@ -1107,11 +1106,13 @@ class ThaiAnalyzer:
                 unit += 2 if c > "\uffff" else 1
             index[unit] = len(text)
             ends = [index[end] for end in ends]
-        j = 0
-        for end in ends:
-            while mixed[j] < start:
-                j += 1
-            if mixed[j] + 2 <= end:
+        split = set()  # the segments that hold such a pair
+        for i in _thai_meets_other(text):
+            k = bisect.bisect_right(ends, i)
+            if ends[k] >= i + 2:
+                split.add(k)
+        for k, end in enumerate(ends):
+            if k in split:
                 out.extend(p for p in _THAI_RUN.findall(text[start:end]) if p[0].isalpha() or p[0].isdecimal())
             elif text[start].isalpha() or text[start].isdecimal():
                 out.append(text[start:end])
