@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         phase="search", **({"gzip_runs": True} if args.runs == "gz" else {}),
         log=lambda m: marks.append((m, time.perf_counter(), time.process_time())))
     marks.append(("end", time.perf_counter(), time.process_time()))
-    rows = {r["setting"]: r for r in res.rows}
+    rows = {r["setting"]: r for r in (res.to_dicts() if hasattr(res, "to_dicts") else res.rows)}
     out = []
     print(f"load {load_before:.2f} before; imports {imports:.2f} s")
     for (m, t, c), (_, t2, c2) in zip(marks, marks[1:]):

@@ -271,7 +271,7 @@ def coverage_warnings(qrels: Qrels, run: Run, name: str = "run") -> list[str]:
 
 
 _WHITESPACE = re.compile(r"\s")
-GZIP_LEVEL = 6  # zlib's default: level 9 takes ~3x the time for run files ~3 % smaller
+GZIP_LEVEL = 1  # zlib level 1: a third of level 6's time for run files ~9 % larger (0.166 against 0.152 of the text)
 
 
 def write_run(run: Run, path: str | os.PathLike, tag: str = "sounding", k: int | None = None) -> Path:
