@@ -26,6 +26,17 @@ xhluca/bm25-benchmarks README, see docs/baselines.md §4b):
 
 It is synthetic: numbers measured on it are speed and memory figures at NQ's shape, never
 effectiveness claims about NQ.
+
+Large-corpus benchmark (docs/benchmarks.md, "Large corpora"):
+
+    python benchmarks/synthetic.py --scale 1.0 --out bench-out/synth-1.0 --bench bench-out/ix --postings raw packed
+
+generates the corpus if --out does not hold it yet, then per postings layout builds an index with
+`sounding index --memory GiB` in a child process (build seconds; peak memory of the whole process tree,
+the sum of every process's PSS sampled every 0.2 s), prints each field's postings bytes, and searches
+all queries at top 10 / 100 / 1000 with one thread, each in a fresh process (queries per second, best
+of 3, and that process's peak RSS, VmHWM), with the load average beside every figure. --search-only
+reuses indexes already built under --bench.
 """
 from __future__ import annotations
 
@@ -370,12 +381,116 @@ def generate(out: str | Path, scale: float = 0.05, seed: int = 0, *, progress=No
     return stats
 
 
+# -- large-corpus benchmark --------------------------------------------------------------------------
+def _tree_pss_kb(root: int) -> int:
+    """The sum of PSS (kB) over process `root` and its descendants (Linux /proc; 0 elsewhere)."""
+    import os
+
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                total += sum(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+        except (OSError, ValueError):
+            pass
+    return total
+
+
+def _load() -> str:
+    import os
+
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def bench_build(corpus: Path, index: Path, postings: str, memory: float) -> dict:
+    """Build with `sounding index` in a child process; wall seconds and the tree's peak PSS."""
+    import os
+    import shutil
+    import subprocess
+
+    shutil.rmtree(index, ignore_errors=True)
+    cmd = [sys.executable, "-c", "import sys; from sounding.cli import main; sys.exit(main())", "index", str(corpus), "--out", str(index), "--postings", postings,
+           "--memory", str(memory)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    peak = 0
+    while True:
+        peak = max(peak, _tree_pss_kb(proc.pid))
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)  # CPU time of the build and its reaped workers
+        if pid:
+            break
+        time.sleep(0.2)
+    seconds = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"index build failed ({os.waitstatus_to_exitcode(status)}): {' '.join(cmd)}")
+    return {"postings": postings, "build_s": round(seconds, 1), "build_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+            "build_peak_pss_gib": round(peak / 2**20, 2), "load": _load()}
+
+
+def index_sizes(index: Path) -> dict:
+    """Bytes on disk: the whole generation, and each field's postings (raw: 4 + tf bytes a posting;
+    packed: the words and per-block arrays of the field's blocks)."""
+    from sounding.index import Index
+    from sounding.index.packed import BLOCK
+
+    ix = Index(index, verify=False)
+    out = {"total_mib": round(ix.size_bytes() / 2**20, 1)}
+    for f, name in enumerate(ix.manifest.fields):
+        a, z = int(ix.offsets[f, 0]), int(ix.offsets[f, -1])
+        if ix.postings == "packed":
+            b0, b1 = int(ix.first_blocks[f, 0]), int(ix.first_blocks[f, -1])
+            size = 4 * (int(ix.blk_start[b1]) - int(ix.blk_start[b0])) + 14 * (b1 - b0)
+        else:
+            size = (z - a) * (4 + ix.tfs.dtype.itemsize)
+        out[f"{name}_mib"] = round(size / 2**20, 1)
+        out[f"{name}_bytes_per_posting"] = round(size / max(1, z - a), 2)
+    return out
+
+
+_SEARCH = """
+import json, os, sys, time
+from sounding.search import Searcher
+index, queries, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+qs = [(q["_id"], q["text"]) for q in map(json.loads, open(queries))]
+s = Searcher(index)
+s.search(qs[:10], k=k)  # the BM25 setting and the compiled kernel: outside the timing
+best = 0.0
+for _ in range(3):
+    best = max(best, len(qs) / s.search(qs, k=k).seconds)
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
+print(json.dumps({"qps": round(best), "peak_rss_gib": round(hwm / 2**20, 2), "load": os.getloadavg()[0]}))
+"""
+
+
+def bench_search(index: Path, queries: Path, k: int) -> dict:
+    import subprocess
+
+    res = subprocess.run([sys.executable, "-c", _SEARCH, str(index), str(queries), str(k)], check=True,
+                         capture_output=True, text=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=0.05, help="documents = round(2,681,468 × scale) (default 0.05)")
     ap.add_argument("--out", required=True, help="output folder (BEIR layout)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bench", help="also build and search indexes of the corpus in this folder (see above)")
+    ap.add_argument("--postings", nargs="+", default=["packed"], choices=["raw", "packed"])
+    ap.add_argument("--memory", type=float, default=1.0, help="the build's --memory (GiB)")
+    ap.add_argument("--search-only", action="store_true", help="search the indexes already under --bench")
     args = ap.parse_args(argv)
     if args.scale <= 0:
         ap.error("--scale must be positive")
@@ -383,9 +498,21 @@ def main(argv: list[str] | None = None) -> int:
     def progress(done, total):
         print(f"\r  {done:,}/{total:,} documents", end="", file=sys.stderr, flush=True)
 
-    stats = generate(args.out, args.scale, args.seed, progress=progress)
-    print(file=sys.stderr)
-    print(json.dumps(stats, indent=1))
+    meta = Path(args.out) / "synthetic.json"
+    if not (args.bench and meta.is_file() and json.loads(meta.read_text()).get("scale") == args.scale):
+        stats = generate(args.out, args.scale, args.seed, progress=progress)
+        print(file=sys.stderr)
+        print(json.dumps(stats, indent=1))
+    if args.bench:
+        for postings in args.postings:
+            index = Path(args.bench) / f"synth-{args.scale:g}-{postings}"
+            row = {"scale": args.scale, "postings": postings}
+            if not args.search_only:
+                row |= bench_build(Path(args.out) / "corpus.jsonl.gz", index, postings, args.memory)
+            row |= index_sizes(index)
+            for k in (10, 100, 1000):
+                row[f"top{k}"] = bench_search(index, Path(args.out) / "queries.jsonl", k)
+            print(json.dumps(row), flush=True)
     return 0
 
 

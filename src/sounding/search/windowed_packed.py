@@ -3,7 +3,8 @@ MaxScore pruning, the same float64 sums in the same order, so the same top k bit
 
 Each clause keeps a cursor (its current block, decoded into a 128-posting buffer, and a place in
 it). A window first moves every cursor to the window's first document: whole blocks are skipped
-by their last document (`blk_last`) without decoding. A clause's bound in the window is the largest
+by their last document (`blk_last`) without decoding, and a block is decoded only when one of its
+postings is read (a clause the pruning skips decodes nothing). A clause's bound in the window is the largest
 block maximum (per packed block and BM25 setting: `packed_maxima`) from its cursor's block to the
 block holding the window's end. Essential clauses then score their postings block by block from
 the buffer; non-essential ones either read theirs the same way with a bit test, or look each live
@@ -52,21 +53,31 @@ def _load(postings, i, b, b0, length, dbuf, tbuf):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _seek(postings, i, target, cb, cpos, bend, b0, plen, dbuf, tbuf):
-    """Move clause i's cursor to its first posting with a document ≥ target (skipping whole blocks)."""
+def _seek(postings, i, target, cb, cpos, ctarget, bend, b0, plen, dbuf):
+    """Move clause i's cursor to its first posting with a document ≥ target. Whole blocks are skipped
+    by their last document; a block reached that way is not decoded yet (cpos −1, the place to find
+    in it kept in ctarget) until a posting of it is read (_ensure): a clause the pruning skips costs
+    no decoding."""
     blk_last = postings[2]
     b = cb[i]
     if b >= bend[i]:
         return
     if np.int64(blk_last[b]) < target:
-        b = _window_end(blk_last, b + 1, bend[i], target)
-        cb[i] = b
-        if b >= bend[i]:
-            return
-        _load(postings, i, b, b0[i], plen[i], dbuf, tbuf)
-        cpos[i] = _lower_bound(dbuf[i], 0, _block_size(b, b0[i], plen[i]), np.uint32(target))
-    else:
+        cb[i] = _window_end(blk_last, b + 1, bend[i], target)
+        cpos[i] = -1
+        ctarget[i] = target
+    elif cpos[i] >= 0:
         cpos[i] = _lower_bound(dbuf[i], cpos[i], _block_size(b, b0[i], plen[i]), np.uint32(target))
+    else:
+        ctarget[i] = max(ctarget[i], target)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _ensure(postings, i, cb, cpos, ctarget, bend, b0, plen, dbuf, tbuf):
+    """Decode clause i's current block into its buffer row if it is not there yet."""
+    if cpos[i] < 0 and cb[i] < bend[i]:
+        _load(postings, i, cb[i], b0[i], plen[i], dbuf, tbuf)
+        cpos[i] = _lower_bound(dbuf[i], 0, _block_size(cb[i], b0[i], plen[i]), np.uint32(ctarget[i]))
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -80,13 +91,13 @@ def _impact(w, tf, d, f, norms, lucene):
 
 @nb.njit(nogil=True, cache=True)
 def _find(postings, d, b, b0, length):
-    """Posting of document d in block b (not the cursor's): its term frequency, or 0 if absent."""
+    """Posting of document d in block b, not decoded: its term frequency, or 0 if absent."""
     _, _, blk_last, blk_start, blk_width, words = postings
     n = _block_size(b, b0, length)
     base = blk_start[b]
     wd = np.int64(blk_width[b, 0])
     md = (_ONE << np.uint64(wd)) - _ONE
-    x = np.int64(blk_last[b - 1])  # b > b0: a block after the cursor's
+    x = np.int64(blk_last[b - 1]) if b > b0 else np.int64(-1)
     for i in range(n):
         x += np.int64(_get(words, base, i, wd, md)) + 1
         if x >= d:
@@ -99,10 +110,11 @@ def _find(postings, d, b, b0, length):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, bend, b0, plen, dbuf, tbuf, wacc, wtouched, nt,
-          wbits, essential):
+def _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, ctarget, bend, b0, plen, dbuf, tbuf, wacc, wtouched,
+          nt, wbits, essential):
     """Clause i's postings below `stop`, from its cursor: essential, every one is added (first touches
     listed in wtouched); else only to documents whose bit is set. Returns (nt, postings read)."""
+    _ensure(postings, i, cb, cpos, ctarget, bend, b0, plen, dbuf, tbuf)
     blk_last = postings[2]
     b = cb[i]
     pos = cpos[i]
@@ -157,7 +169,8 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
     for q in range(q_ptr.shape[0] - 1):
         max_clauses = max(max_clauses, q_ptr[q + 1] - q_ptr[q])
     cb = np.empty(max_clauses, np.int64)  # each clause's current block (decoded in its buffer row)
-    cpos = np.empty(max_clauses, np.int64)  # its next posting in that block
+    cpos = np.empty(max_clauses, np.int64)  # its next posting in that block (−1: the block is not decoded yet)
+    ctarget = np.empty(max_clauses, np.int64)  # with cpos −1: the cursor is at the block's first document ≥ this
     bend = np.empty(max_clauses, np.int64)  # the end of its blocks
     b0 = np.empty(max_clauses, np.int64)  # its first block
     plen = np.empty(max_clauses, np.int64)  # its postings
@@ -176,9 +189,8 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
             b0[i] = cb[i] = first_block[f, t]
             bend[i] = first_block[f, t + 1]
             plen[i] = offsets[f, t + 1] - offsets[f, t]
-            cpos[i] = 0
-            if cb[i] < bend[i]:
-                _load(postings, i, cb[i], b0[i], plen[i], dbuf, tbuf)
+            cpos[i] = -1
+            ctarget[i] = 0
         rest[n_cl] = 0.0
         theta = np.uint64(0)  # float32 bits of a lower bound on the k-th best score
         m = 0
@@ -186,10 +198,17 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
             stop = start + window
             for i in range(n_cl - 1, -1, -1):  # each clause's share of the window, and its bound
                 c = first + i
-                _seek(postings, i, start, cb, cpos, bend, b0, plen, dbuf, tbuf)
+                _seek(postings, i, start, cb, cpos, ctarget, bend, b0, plen, dbuf)
                 bound = 0.0
                 eb[i] = -1  # nothing in the window
-                if cb[i] < bend[i] and np.int64(dbuf[i, cpos[i]]) < stop:
+                b = cb[i]
+                if b >= bend[i]:
+                    maybe = False
+                elif cpos[i] >= 0:
+                    maybe = np.int64(dbuf[i, cpos[i]]) < stop
+                else:  # not decoded: its first document comes after the previous block's last
+                    maybe = b == b0[i] or np.int64(blk_last[b - 1]) + 1 < stop
+                if maybe:
                     e = cb[i] if np.int64(blk_last[cb[i]]) >= stop else min(
                         _window_end(blk_last, cb[i] + 1, bend[i], stop), bend[i] - 1)
                     eb[i] = e
@@ -208,7 +227,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                 if eb[i] < 0:
                     continue
                 nt, r = _scan(postings, i, stop, start, np.uint64(c_field[c]), c_weight[c], norms, lucene, cb, cpos,
-                              bend, b0, plen, dbuf, tbuf, wacc, wtouched, nt, wbits, True)
+                              ctarget, bend, b0, plen, dbuf, tbuf, wacc, wtouched, nt, wbits, True)
                 read += r
             if n_essential < n_cl and nt > 0:
                 for i in range(n_essential, n_cl):  # the rest only add to the documents found
@@ -230,7 +249,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                                 blk_last, cb[i] + 1, eb[i] + 1, d)
                             if bb > eb[i]:
                                 continue
-                            if bb == cb[i]:
+                            if bb == cb[i] and cpos[i] >= 0:
                                 at = _lower_bound(dbuf[i], cpos[i], n_cur, np.uint32(d))
                                 tf = tbuf[i, at] if at < n_cur and np.int64(dbuf[i, at]) == d else np.uint32(0)
                             else:
@@ -238,8 +257,8 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                             if tf:
                                 wacc[j] += _impact(w, tf, np.uint64(d), f, norms, lucene)
                     else:
-                        nt, r = _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, bend, b0, plen,
-                                      dbuf, tbuf, wacc, wtouched, nt, wbits, False)
+                        nt, r = _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, ctarget, bend, b0,
+                                      plen, dbuf, tbuf, wacc, wtouched, nt, wbits, False)
                         read += r
             for i in range(nt):  # the window's documents are complete: keep those that can rank
                 j = wtouched[i]
