@@ -31,8 +31,9 @@ Large-corpus benchmark (docs/benchmarks.md, "Large corpora"):
 
     python benchmarks/synthetic.py --scale 1.0 --out bench-out/synth-1.0 --bench bench-out/ix --postings raw packed
 
-generates the corpus if --out does not hold it yet, then per postings layout builds an index with
-`sounding index --memory GiB` in a child process (build seconds; peak memory of the whole process tree,
+generates the corpus if --out does not hold it yet, then per postings layout builds an index as
+`sounding index --memory GiB` does, in a child process with its analysis workers (build seconds, CPU
+seconds; peak memory of the whole process tree,
 the sum of every process's PSS sampled every 0.2 s), prints each field's postings bytes, and searches
 all queries at top 10 / 100 / 1000 with one thread, each in a fresh process (queries per second, best
 of 3, and that process's peak RSS, VmHWM), with the load average beside every figure. --search-only
@@ -420,8 +421,11 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float) -> dict
     import subprocess
 
     shutil.rmtree(index, ignore_errors=True)
-    cmd = [sys.executable, "-c", "import sys; from sounding.cli import main; sys.exit(main())", "index", str(corpus), "--out", str(index), "--postings", postings,
-           "--memory", str(memory)]
+    # the API, as `sounding index` calls it but without its progress bar (whose thread keeps the
+    # analysis in one process: forking beside a running thread is not safe)
+    code = ("import sys; from sounding.pipeline import index_dataset; "
+            "index_dataset(sys.argv[1], sys.argv[2], postings=sys.argv[3], memory=int(float(sys.argv[4]) * 2**30))")
+    cmd = [sys.executable, "-c", code, str(corpus), str(index), postings, str(memory)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     peak = 0

@@ -50,11 +50,22 @@ def index_cmd(
         return shard_index_cmd(dataset=dataset, out=out, shards=shards, analyzer=analyzer, data_dir=data_dir, ray=ray,
                                num_cpus=None, max_retries=3)
 
-    with Progress(console=console, transient=True) as bar:
+    import time
+
+    # No refresh thread (auto_refresh off, redrawn from the progress callback at most 5 times a second):
+    # the build forks its analysis workers only when no other thread runs.
+    with Progress(console=console, transient=True, auto_refresh=False) as bar:
         task = bar.add_task("indexing", total=None)
+        drawn = [0.0]
+
+        def progress(n: int) -> None:
+            bar.update(task, completed=n, description=f"indexed {n:,} docs")
+            if time.monotonic() - drawn[0] > 0.2:
+                drawn[0] = time.monotonic()
+                bar.refresh()
+
         report = index_dataset(dataset, out, analyzer=analyzer, data_dir=data_dir, positions=positions, workers=workers,
-                               unverified=unverified_data, memory=_gib(memory), postings=postings,
-                               progress=lambda n: bar.update(task, completed=n, description=f"indexed {n:,} docs"))
+                               unverified=unverified_data, memory=_gib(memory), postings=postings, progress=progress)
     console.print(
         f"indexed {report.n_docs:,} documents, {report.n_terms:,} terms in {report.seconds:.1f} s "
         f"({report.bytes / 1e6:.1f} MB) → {report.path}"
