@@ -180,3 +180,18 @@ def test_scifact_packed_equals_raw(shared_data, tmp_path_factory, monkeypatch):
                 a = raw.search(queries, **opts).write_run(root / "raw.run")
                 b = packed.search(queries, threads=2, **opts).write_run(root / "packed.run")
                 assert a.read_bytes() == b.read_bytes(), (window, layout, lucene, k)
+
+
+def test_damaged_block_table_is_refused_before_decoding(zipf_pair, tmp_path):
+    root, _ = zipf_pair
+    import shutil
+
+    shutil.copytree(root / "packed", tmp_path / "bad")
+    gen = live_generation(tmp_path / "bad")
+    width = np.load(gen / "blk_width.npy")
+    width[len(width) // 2, 0] = 40  # wider than a 32-bit document id
+    np.save(gen / "blk_width.npy", width)
+    with pytest.raises(SoundingError, match="packed block table out of range"):
+        Index(tmp_path / "bad", verify=False)
+    with pytest.raises(SoundingError, match="checksum of blk_width.npy"):
+        Index(tmp_path / "bad")

@@ -54,6 +54,9 @@ class Index:
             if (self.blk_last.shape != (blocks,) or self.blk_start.shape != (blocks + 1,)
                     or self.blk_width.shape != (blocks, 2) or self.packed.shape != (int(self.blk_start[-1]) + 1,)):
                 raise SoundingError(f"{self.root}: damaged index: packed postings disagree with the manifest")
+            # what the decoder trusts (cheap beside a search: ~30 ms at 2.7 M documents)
+            if blocks and (self.blk_width.max() > 32 or self.blk_start[0] != 0 or (np.diff(self.blk_start) < 0).any()):
+                raise SoundingError(f"{self.root}: damaged index: packed block table out of range")
 
     def _verify(self, names: list[str], *, always: bool) -> None:
         state = json.dumps({n: [(st := (self.folder / n).stat()).st_size, st.st_mtime_ns] for n in sorted(names)})
