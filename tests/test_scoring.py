@@ -18,6 +18,7 @@ ALL = [*BEIR_MEASURES, "AP", "RR", "P@5", "Success@3", "nDCG"]
 
 def _same(a, b):
     assert json.dumps(a.metrics) == json.dumps(b.metrics)  # same keys, same order, same digits
+    assert json.dumps(a.raw_metrics) == json.dumps(b.raw_metrics)
     assert json.dumps(a.per_query) == json.dumps(b.per_query)
     assert a.unjudged == b.unjudged
     assert a.queries_without_hits == b.queries_without_hits

@@ -38,7 +38,7 @@ from ..index import Index, build_index
 from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
-from ..results import RAW_SUFFIX, ResultRow, match_key, to_pandas
+from ..results import ResultRow, match_key, to_pandas
 from .scoring import judged_in_collection, write_and_score
 from .settings import Setting, grid
 
@@ -270,9 +270,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     # and values as from dicts), the writing in a second thread
     scored = write_and_score(run_file, s.name, ds.qrels, ds.queries, measures, results=results, run=run,
                              pool_k=POOL_K)
-    per_query, unjudged = scored.per_query, scored.unjudged
-    metrics = {m: v for m, v in scored.metrics.items() if not m.endswith(RAW_SUFFIX)}
-    raw_metrics = {m.removesuffix(RAW_SUFFIX): v for m, v in scored.metrics.items() if m.endswith(RAW_SUFFIX)}
+    per_query, unjudged, metrics, raw_metrics = scored.per_query, scored.unjudged, scored.metrics, scored.raw_metrics
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)
     if s.arm == "user":

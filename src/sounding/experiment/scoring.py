@@ -28,14 +28,15 @@ from ..eval.crosscheck import CHECKED, CUT, CrosscheckReport, crosscheck
 from ..eval.measures import parse_measures
 from ..eval.metrics import _WHOLE_RANKING, Qrels, Run, _query_values, judged_qids, unjudged_in_top
 
-RAW = "nDCG@10"  # scored on the ranking as retrieved too (row's "nDCG@10/raw"), own hits kept
+RAW = "nDCG@10"  # scored on the ranking as retrieved too (the row's raw_metrics), own hits kept
 CROSSCHECK_QUERIES = 5000  # judged queries checked against pytrec_eval at most (a deterministic sample above)
 
 
 @dataclass
 class Scored:
-    metrics: dict[str, float]  # measure → mean (own hits removed), and "nDCG@10/raw"
-    per_query: dict[str, dict]  # measure → {qid: value}, "nDCG@10/raw", "unjudged@K" (counts)
+    metrics: dict[str, float]  # measure → mean (own hits removed)
+    raw_metrics: dict[str, float]  # RAW → mean with own hits kept
+    per_query: dict[str, dict]  # measure → {qid: value}, "nDCG@10/raw" (own hits kept), "unjudged@K" (counts)
     unjudged: dict[str, int]  # qid → hits in the top K without any judgement
     check: CrosscheckReport
     checked: int  # judged queries cross-checked
@@ -89,10 +90,9 @@ def score_run(qrels: Qrels, queries: Iterable[str], measures: list[str], run: Ru
     per_query[f"{RAW}/raw"] = raw["per_query"][RAW]
     unjudged = unjudged_in_top(qrels, run, pool_k, remove_self_hits=True)
     per_query[f"unjudged@{pool_k}"] = unjudged
-    metrics = {**scored, f"{RAW}/raw": raw[RAW]}
     check = crosscheck(qrels, run, remove_self_hits=True)
     judged = len(judged_qids(qrels))
-    return Scored(metrics, per_query, unjudged, check, judged, judged, sum(1 for q in queries if not run.get(q)))
+    return Scored(scored, {RAW: raw[RAW]}, per_query, unjudged, check, judged, judged, sum(1 for q in queries if not run.get(q)))
 
 
 def score_results(qrels: Qrels, queries: Iterable[str], measures: list[str], results, pool_k: int = 10) -> Scored:
@@ -155,14 +155,13 @@ def score_results(qrels: Qrels, queries: Iterable[str], measures: list[str], res
     raw = table_raw[:, 0].copy()
     metrics: dict = {name: float(v.mean()) for name, v in values.items()}
     per_query: dict = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
-    metrics[f"{RAW}/raw"] = float(raw.mean())
     per_query[f"{RAW}/raw"] = dict(zip(qids, raw.tolist()))
     per_query[f"unjudged@{pool_k}"] = unjudged
     got = {q: int(counts[i]) for q, i in last.items()}
     without_hits = sum(1 for q in queries if not got.get(q))
     checked = _sample(qids, CROSSCHECK_QUERIES)
     check = _crosscheck_results(qrels, results, checked, last, per_query, ms)
-    return Scored(metrics, per_query, unjudged, check, len(checked), len(qids), without_hits)
+    return Scored(metrics, {RAW: float(raw.mean())}, per_query, unjudged, check, len(checked), len(qids), without_hits)
 
 
 def judged_in_collection(ids: Iterable[str], docids) -> int:
