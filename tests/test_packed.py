@@ -195,3 +195,28 @@ def test_damaged_block_table_is_refused_before_decoding(zipf_pair, tmp_path):
         Index(tmp_path / "bad", verify=False)
     with pytest.raises(SoundingError, match="checksum of blk_width.npy"):
         Index(tmp_path / "bad")
+
+
+def test_synthetic_nq_shaped_corpus_packed_equals_raw(tmp_path, monkeypatch):
+    """benchmarks/synthetic.py at a small scale (5,363 NQ-shaped documents, 268 queries), built with a
+    budget that spills: packed and raw run files are the same bytes, pruning across windows."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import synthetic
+
+    synthetic.generate(tmp_path / "corpus", 0.002, seed=3)
+    ds = load_dataset(str(tmp_path / "corpus"))
+    for postings in ("raw", "packed"):
+        build_index(iter_corpus(ds.corpus_path), tmp_path / postings, postings=postings, memory=200_000, workers=1)
+    monkeypatch.setattr(windowed, "WINDOW", 512)
+    raw, packed = Searcher(tmp_path / "raw"), Searcher(tmp_path / "packed")
+    queries = list(ds.queries.items())
+    for layout, lucene in LAYOUTS:
+        for k in (10, 100, 1000):
+            opts = dict(layout=layout, k=k, lucene_norms=lucene, anserini_ties=lucene)
+            a = raw.search(queries, **opts).write_run(tmp_path / "raw.run")
+            b = packed.search(queries, **opts).write_run(tmp_path / "packed.run")
+            assert a.read_bytes() == b.read_bytes(), (layout, lucene, k)
+            assert a.read_bytes().count(b"\n") > 200 * min(k, 20), (layout, lucene, k)  # hits for most queries
