@@ -34,6 +34,7 @@ from ..errors import DataError, SoundingError
 from .. import validate
 from ..io import check_output_dir, os_error, remove_stale, writer_lock
 from .packed import PackedWriter
+from .pages import release_pages
 from .format import (
     POSTINGS,
     FieldStats,
@@ -490,6 +491,9 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path,
                     tfs_out.write(tfs.tobytes())
                 else:
                     packer.add(np.diff(offsets[i, t0 : t1 + 1]), docs, tfs)
+                for part in parts:  # read once: their mapped pages leave the resident set
+                    for view in part:
+                        release_pages(view)
                 t0 = t1
             del maps
         if packer is not None:

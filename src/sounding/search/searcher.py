@@ -1,15 +1,13 @@
 """Batch BM25 search over an index: query analysis, clause building, parallel compiled kernels."""
 from __future__ import annotations
 
-import ctypes
-import mmap
 import os
 import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, partial
 from typing import Iterable, Iterator, Mapping
 
 import numpy as np
@@ -20,6 +18,7 @@ from ..errors import SoundingError
 from ..index import Index
 from . import bm25, bounds, clauses, topk, windowed, windowed_packed
 from ..index.packed import decode_list
+from ..index.pages import release_pages as _release_pages
 from .ties import apply_anserini_ties
 from .layouts import Layout
 
@@ -27,36 +26,6 @@ from .layouts import Layout
 SUM_LAYOUTS = ("flat", "multifield")  # one group of clauses: the pruned sum kernel
 IMPACT_BLOCK = 1 << 22  # postings per block when computing impacts (4 M), released block by block
 SETUP_THREADS = 4  # at most, for a setting's impacts (compiled, no GIL): whatever cores the machine has, up to this
-
-
-def _release_pages(view: np.ndarray) -> None:
-    """Drop this process's resident pages of a read-only file mapping (reads fault them back in
-    from the page cache): the term frequencies, once turned into impacts, need no memory."""
-    if not _maps_file(view):
-        return
-    page = mmap.PAGESIZE
-    start = -(-view.ctypes.data // page) * page  # whole pages inside the view only
-    end = (view.ctypes.data + view.nbytes) // page * page
-    madvise = getattr(_libc(), "madvise", None)
-    if end > start and madvise is not None:
-        madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 4)  # MADV_DONTNEED
-
-
-def _maps_file(view: np.ndarray) -> bool:
-    base = view
-    while isinstance(base, np.ndarray):
-        if isinstance(base, np.memmap):
-            return True
-        base = base.base
-    return isinstance(base, mmap.mmap)
-
-
-@lru_cache(maxsize=1)
-def _libc():
-    try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:  # pragma: no cover - no C library to load (Windows)
-        return None
 
 
 def _hit_ids(docids, docs: np.ndarray, counts: np.ndarray) -> list[str]:
