@@ -220,3 +220,34 @@ def test_synthetic_nq_shaped_corpus_packed_equals_raw(tmp_path, monkeypatch):
             b = packed.search(queries, **opts).write_run(tmp_path / "packed.run")
             assert a.read_bytes() == b.read_bytes(), (layout, lucene, k)
             assert a.read_bytes().count(b"\n") > 200 * min(k, 20), (layout, lucene, k)  # hits for most queries
+
+
+def test_kill_while_packed_postings_are_written_keeps_the_previous_index(tmp_path):
+    """kill -9 once the merge is observably writing packed.npy: the previous generation stays live, and
+    the next build leaves no partial folder or run behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"_id": f"d{i}", "title": "t", "text": f"alpha w{i} beta w{i % 97} " * 30}) + "\n"
+                              for i in range(40_000)))
+    build_index([Document("x", "t", "alpha", 1)], tmp_path / "ix", postings="packed")
+    p = subprocess.Popen([sys.executable, "-m", "sounding", "index", str(corpus), "--out", str(tmp_path / "ix"),
+                          "--workers", "1", "--memory", "0.002", "--postings", "packed"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < deadline:
+        if any(f.stat().st_size > 0 for f in (tmp_path / "ix").glob("gen-*.partial-*/packed.npy")):
+            os.killpg(p.pid, signal.SIGKILL)
+            break
+        time.sleep(0.01)
+    p.wait()
+    assert p.returncode == -signal.SIGKILL  # killed mid-merge, not finished
+    ix = Index(tmp_path / "ix")
+    assert ix.n_docs == 1 and ix.postings == "packed"
+    build_index([Document("y", "t", "beta", 1)], tmp_path / "ix", postings="packed")
+    assert not [f for f in (tmp_path / "ix").rglob("*") if "partial" in f.name or f.name.startswith("run-")]
+    assert Index(tmp_path / "ix").docids == ["y"]
