@@ -486,7 +486,8 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path,
                 t1 = t0 + max(1, int(np.searchsorted(reach, MERGE_POSTINGS, side="right")))
                 parts = []
                 for term, doc, tf in maps:
-                    a, b = np.searchsorted(term, [t0, t1])
+                    # keys of the array's own type: numpy would otherwise convert (read) the whole array
+                    a, b = np.searchsorted(term, np.array([t0, t1], dtype=term.dtype))
                     parts.append((term[a:b], doc[a:b], tf[a:b]))
                 order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
                 docs = np.concatenate([p[1] for p in parts])[order].astype(np.uint32)
