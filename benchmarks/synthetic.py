@@ -428,9 +428,11 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float) -> dict
     cmd = [sys.executable, "-c", code, str(corpus), str(index), postings, str(memory)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    peak = 0
+    peak, peak_at = 0, 0.0
     while True:
-        peak = max(peak, _tree_pss_kb(proc.pid))
+        pss = _tree_pss_kb(proc.pid)
+        if pss > peak:
+            peak, peak_at = pss, time.perf_counter() - t0
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)  # CPU time of the build and its reaped workers
         if pid:
             break
@@ -439,7 +441,7 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float) -> dict
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"index build failed ({os.waitstatus_to_exitcode(status)}): {' '.join(cmd)}")
     return {"postings": postings, "build_s": round(seconds, 1), "build_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
-            "build_peak_pss_gib": round(peak / 2**20, 2), "load": _load()}
+            "build_peak_pss_gib": round(peak / 2**20, 2), "build_peak_at_s": round(peak_at, 1), "load": _load()}
 
 
 def index_sizes(index: Path) -> dict:

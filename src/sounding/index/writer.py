@@ -429,7 +429,7 @@ def _merge_postings(chunks: list[dict], remap: np.ndarray, n_terms: int, positio
 
 def _spill(chunks: list[dict], run: Path) -> Path:
     """Write the held chunks' postings (in document order, terms by first-seen id) to the folder `run`,
-    chunk after chunk (no copy of them all beside the chunks: that doubled the build's peak memory)."""
+    chunk after chunk, without a copy of them all beside the chunks."""
     run.mkdir()
     for f in ALL_FIELDS:
         wide = any(c[f][2].dtype == np.uint32 for c in chunks)
