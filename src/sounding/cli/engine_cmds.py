@@ -27,7 +27,7 @@ def index_cmd(
     ray: str = typer.Option(None, "--ray", help="with --shards: build the shards as Ray tasks (local, auto or an address)"),
     workers: int = typer.Option(None, "--workers", min=1, help="analysis processes (default: all cores; the index is the same)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="index a dataset copy whose counts differ from the registry's"),
-    memory: float = typer.Option(1.0, "--memory", help="GiB of postings held before a sorted run is written to disk and merged at the end (the index is the same)"),
+    memory: float = typer.Option(0.5, "--memory", help="GiB of postings held before a sorted run is written to disk and merged at the end (the index is the same)"),
     postings: str = typer.Option(None, "--postings", help="postings layout: raw (6 bytes a posting) or packed (bit-packed blocks, ~1.5 bytes; the search results are the same)"),
     check: bool = typer.Option(False, "--check", help="verify an existing index's files against its checksums; build nothing"),
 ) -> None:

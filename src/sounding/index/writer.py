@@ -48,7 +48,7 @@ from .format import (
 FIELDS = ("title", "text")
 ALL_FIELDS = ("flat",) + FIELDS
 CHUNK_DOCS = 500  # small enough to spread a small corpus over the workers
-MEMORY_BUDGET = 1 << 30  # postings held in memory before a sorted run goes to disk (bytes)
+MEMORY_BUDGET = 1 << 29  # postings held in memory before a sorted run goes to disk (bytes): NQ-size synthetic peaks at 1.88 GiB, all processes
 DEFAULT_POSTINGS = "raw"
 MERGE_POSTINGS = 1 << 24  # postings merged per step of the final pass (~200 MB of temporaries)
 
