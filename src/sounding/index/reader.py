@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+from bisect import bisect_left
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 
@@ -102,8 +104,8 @@ class Index:
         return text.split("\n") if text else []
 
     @cached_property
-    def term_ids(self) -> dict[str, int]:
-        return {t: i for i, t in enumerate(self.terms)}
+    def term_ids(self) -> TermIds:
+        return TermIds(self.terms)
 
     def doc_freq(self, field: int) -> np.ndarray:
         """Documents containing each term in `field` (int64, one per term)."""
@@ -111,3 +113,23 @@ class Index:
 
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.folder.iterdir())
+
+
+class TermIds(Mapping):
+    """Term → id over the sorted vocabulary (terms.txt, id = line number), by binary search: opening an
+    index builds no dict of every term (0.2 s and ~100 MB at NQ size) when a search looks up a few."""
+
+    def __init__(self, terms: list[str]):
+        self._terms = terms
+
+    def __getitem__(self, term: str) -> int:
+        i = bisect_left(self._terms, term)
+        if i < len(self._terms) and self._terms[i] == term:
+            return i
+        raise KeyError(term)
+
+    def __iter__(self):
+        return iter(self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
