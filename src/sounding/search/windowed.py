@@ -268,31 +268,53 @@ def search_windowed(clauses, postings, norms, impacts, imp_base, lucene, maxima,
                 read += looked
             for i in range(n_cl):
                 cursor[i] = ends[i]
-            for i in range(nt):  # the window's documents are complete: keep those that can rank
-                j = wtouched[i]
-                bits = _f32_bits(wacc[j], cell, cell_bits)
-                wacc[j] = 0.0
-                wbits[j >> 6] = 0
-                keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
-                m += bits >= theta
-            if m >= compact_at:  # raise θ to the k-th best so far; keep what reaches it (ties too)
-                theta = _kth_bits(keys, m, k, hist)
-                kept = 0
-                for i in range(m):
-                    key = keys[i]
-                    keys[kept] = key
-                    kept += key >> np.uint64(32) >= theta
-                m = kept
-                if m + window > keys.shape[0]:  # many ties at θ: room for another window
-                    grown = np.empty(2 * (m + window), np.uint64)
-                    grown[:m] = keys[:m]
-                    keys = grown
-        rb = np.uint64(rank_bits)
-        for i in range(m):  # rank ties by the document id's byte order
-            key = keys[i]
-            keys[i] = ((key >> np.uint64(32)) << rb) | np.uint64(rank[np.int64(key & _LOW32)])
+            m = _close_window(wacc, wbits, wtouched, nt, start, cell, cell_bits, keys, m, theta)
+            if m >= compact_at:
+                keys, m, theta = _raise_theta(keys, m, k, hist, window)
+        _rank_ties(keys, m, rank, rank_bits)
         out_n[q] = _emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
     return read
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _close_window(wacc, wbits, wtouched, nt, start, cell, cell_bits, keys, m, theta):
+    """The window's documents are complete: clear their accumulators and keep (score bits, document)
+    keys of those that can rank; the new count of keys."""
+    for i in range(nt):
+        j = wtouched[i]
+        bits = _f32_bits(wacc[j], cell, cell_bits)
+        wacc[j] = 0.0
+        wbits[j >> 6] = 0
+        keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
+        m += bits >= theta
+    return m
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _raise_theta(keys, m, k, hist, window):
+    """θ raised to the k-th best key so far and only the keys that reach it kept (ties too), with room
+    for another window's: (keys, count, θ)."""
+    theta = _kth_bits(keys, m, k, hist)
+    kept = 0
+    for i in range(m):
+        key = keys[i]
+        keys[kept] = key
+        kept += key >> np.uint64(32) >= theta
+    if kept + window > keys.shape[0]:  # many ties at θ
+        grown = np.empty(2 * (kept + window), np.uint64)
+        grown[:kept] = keys[:kept]
+        keys = grown
+    return keys, kept, theta
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _rank_ties(keys, m, rank, rank_bits):
+    """Each key's document replaced by its rank in document-id byte order, so equal scores order as
+    trec_eval orders them."""
+    rb = np.uint64(rank_bits)
+    for i in range(m):
+        key = keys[i]
+        keys[i] = ((key >> np.uint64(32)) << rb) | np.uint64(rank[np.int64(key & _LOW32)])
 
 
 @nb.njit(nogil=True, cache=True)

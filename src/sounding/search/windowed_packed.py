@@ -22,10 +22,10 @@ import numpy as np
 
 from ..index.packed import BLOCK, BLOCK_SHIFT, _get, decode_block
 from .topk import _emit, _f32_bits
-from .windowed import PRUNE_SLACK, _clause_bound, _drop_hopeless, _kth_bits, _lower_bound, _window_end
+from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _lower_bound, _raise_theta,
+                       _rank_ties, _window_end)
 
 _F32_ONE = np.float32(1.0)
-_LOW32 = np.uint64(0xFFFFFFFF)
 _ONE = np.uint64(1)
 
 
@@ -260,29 +260,10 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                         nt, r = _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, ctarget, bend, b0,
                                       plen, dbuf, tbuf, wacc, wtouched, nt, wbits, False)
                         read += r
-            for i in range(nt):  # the window's documents are complete: keep those that can rank
-                j = wtouched[i]
-                bits = _f32_bits(wacc[j], cell, cell_bits)
-                wacc[j] = 0.0
-                wbits[j >> 6] = 0
-                keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
-                m += bits >= theta
-            if m >= compact_at:  # raise θ to the k-th best so far; keep what reaches it (ties too)
-                theta = _kth_bits(keys, m, k, hist)
-                kept = 0
-                for i in range(m):
-                    key = keys[i]
-                    keys[kept] = key
-                    kept += key >> np.uint64(32) >= theta
-                m = kept
-                if m + window > keys.shape[0]:  # many ties at θ: room for another window
-                    grown = np.empty(2 * (m + window), np.uint64)
-                    grown[:m] = keys[:m]
-                    keys = grown
-        rb = np.uint64(rank_bits)
-        for i in range(m):  # rank ties by the document id's byte order
-            key = keys[i]
-            keys[i] = ((key >> np.uint64(32)) << rb) | np.uint64(rank[np.int64(key & _LOW32)])
+            m = _close_window(wacc, wbits, wtouched, nt, start, cell, cell_bits, keys, m, theta)
+            if m >= compact_at:
+                keys, m, theta = _raise_theta(keys, m, k, hist, window)
+        _rank_ties(keys, m, rank, rank_bits)
         out_n[q] = _emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
     return read
 
