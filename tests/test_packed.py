@@ -14,6 +14,7 @@ from sounding.index import Index, build_index
 from sounding.index.format import live_generation
 from sounding.index.packed import BLOCK, decode_list, encode, first_blocks
 from sounding.search import Searcher, windowed
+from test_pruning import zipf_corpus
 
 LAYOUTS = [("flat", False), ("flat", True), ("multifield", False), ("multifield", True),
            ("multifield-max", False), ("multifield-max", True), ("bm25f", False)]
@@ -56,25 +57,12 @@ def test_blocks_decode_to_their_postings():
 def zipf_pair(tmp_path_factory):
     """One corpus (Zipf vocabulary, titles on most documents, a run of identical documents whose
     tied scores straddle the cut) indexed with raw and with packed postings."""
-    rng = np.random.default_rng(11)
-    vocab = [f"w{i}x" for i in range(3000)]
-    p = 1.0 / np.arange(1, 3001) ** 1.1
-    p /= p.sum()
-    docs = []
-    for i in range(6000):
-        text = " ".join(rng.choice(vocab, int(rng.integers(3, 60)), p=p))
-        title = " ".join(rng.choice(vocab, 3, p=p)) if i % 4 else ""
-        if 2000 <= i < 2600:
-            text, title = "w2990x w2991x w2992x", "w2993x"
-        docs.append(Document(f"d{i:05d}", title, text, i + 1))
+    docs, queries = zipf_corpus(range(2000, 2600), 20)
     root = tmp_path_factory.mktemp("packed")
     build_index(docs, root / "raw", workers=1, postings="raw")
     build_index(docs, root / "packed", workers=1, postings="packed")
     build_index(docs, root / "packed-spilled", workers=1, postings="packed", memory=30_000)  # many sorted runs
-    common = [" ".join(rng.choice(vocab[:40], int(rng.integers(2, 9)))) for _ in range(20)]
-    mixed = [" ".join(rng.choice(vocab, int(rng.integers(1, 12)), p=p)) for _ in range(40)]
-    rare = [" ".join(rng.choice(vocab[500:], 2)) for _ in range(10)]
-    queries = [(f"q{i}", t) for i, t in enumerate(common + mixed + rare + ["w2990x w2991x w2992x w2993x", "nothing"])]
+    queries = [*queries, (f"q{len(queries)}", "nothing")]
     return root, queries
 
 

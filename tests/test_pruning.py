@@ -11,10 +11,10 @@ from sounding.search.windowed import _kth_bits
 from sounding.search.topk import N_BUCKETS
 
 
-@pytest.fixture(scope="module")
-def zipf_index(tmp_path_factory):
-    """6,000 documents over a Zipf vocabulary (common and rare terms), titles on most, and a run of
-    identical documents whose tied scores straddle the top-k threshold."""
+def zipf_corpus(tied: range, n_common: int) -> tuple[list[Document], list[tuple[str, str]]]:
+    """6,000 documents over a Zipf vocabulary (common and rare terms), titles on most, the documents in
+    `tied` identical (their tied scores straddle the top-k threshold); and queries: `n_common` of common
+    terms, 40 mixed, 10 rare, and one matching the identical documents."""
     rng = np.random.default_rng(11)
     vocab = [f"w{i}x" for i in range(3000)]
     p = 1.0 / np.arange(1, 3001) ** 1.1
@@ -23,17 +23,23 @@ def zipf_index(tmp_path_factory):
     for i in range(6000):
         text = " ".join(rng.choice(vocab, int(rng.integers(3, 60)), p=p))
         title = " ".join(rng.choice(vocab, 3, p=p)) if i % 4 else ""
-        if 2000 <= i < 3500:  # 1,500 identical documents: ties beyond the threshold's compaction
+        if i in tied:
             text, title = "w2990x w2991x w2992x", "w2993x"
         docs.append(Document(f"d{i:05d}", title, text, i + 1))
-    path = tmp_path_factory.mktemp("zipf") / "ix"
-    build_index(docs, path, workers=1)
-    common = [" ".join(rng.choice(vocab[:40], int(rng.integers(2, 9)))) for _ in range(25)]
+    common = [" ".join(rng.choice(vocab[:40], int(rng.integers(2, 9)))) for _ in range(n_common)]
     mixed = [" ".join(rng.choice(vocab, int(rng.integers(1, 12)), p=p)) for _ in range(40)]
     rare = [" ".join(rng.choice(vocab[500:], 2)) for _ in range(10)]
     queries = [(f"q{i}", t) for i, t in enumerate(common + mixed + rare + ["w2990x w2991x w2992x w2993x"])]
-    return path, queries
+    return docs, queries
 
+
+@pytest.fixture(scope="module")
+def zipf_index(tmp_path_factory):
+    """The Zipf corpus with 1,500 identical documents: ties beyond the threshold's compaction."""
+    docs, queries = zipf_corpus(range(2000, 3500), 25)
+    path = tmp_path_factory.mktemp("zipf") / "ix"
+    build_index(docs, path, workers=1)
+    return path, queries
 
 @pytest.mark.parametrize("lookup_ratio", [0, 12, 10**9])  # always scan, the default, always look up
 def test_pruned_equals_exhaustive(zipf_index, monkeypatch, lookup_ratio):
