@@ -116,7 +116,6 @@ def _dense_run(setting: Setting, ds, ctx: ArmContext) -> tuple[Run, float, dict]
     dense.index(corpus_texts(ds))
     res = dense.search(ds.queries, ctx.k)
     extra = dense.details()
-    extra["model"] = _model_note(extra["model"]["name"], extra["model"]["provenance"])
     extra.update({"query_encode_seconds": res.settings.get("query_encode_seconds"),
                   "search_only_seconds": res.settings.get("search_seconds")})
     store = dense.report.store.path
@@ -165,7 +164,6 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
         sparse.index(corpus_texts(dataset))
         res = sparse.search(dataset.queries, ctx.k)
         extra = sparse.details()
-        extra["model"] = _model_note(extra["model"]["name"], extra["model"]["provenance"])
         extra["query_encode_seconds"] = res.settings.get("query_encode_seconds")
         return ArmResult(res.to_run(), res.seconds, extra)
     if setting.arm == "rerank":
