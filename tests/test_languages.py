@@ -15,14 +15,11 @@ import pytest
 
 from sounding.analysis import arabic, get_analyzer, indic, indonesian
 from sounding.analysis.cjk import cjk_width, java_lower
-from sounding.analysis.languages import (
-    MRTYDI_ANALYZERS,
-    JapaneseAnalyzer,
-    KoreanAnalyzer,
-    ThaiAnalyzer,
-    stop_words,
-    whitespace_tokenize,
-)
+from sounding.analysis.filters import stop_words, whitespace_tokenize
+from sounding.analysis.japanese import JapaneseAnalyzer
+from sounding.analysis.korean import KoreanAnalyzer
+from sounding.analysis.languages import MRTYDI_ANALYZERS
+from sounding.analysis.thai import ThaiAnalyzer
 from sounding.errors import SoundingError
 
 HAS_MECAB = importlib.util.find_spec("fugashi") is not None
@@ -322,25 +319,25 @@ def test_japanese_text_is_analysed_between_spaces():
 def test_compiled_lattice_code_matches_its_python_form():
     import numpy as np
 
-    from sounding.analysis import languages
+    from sounding.analysis import mecab_lattice
 
-    viterbi, marks, read, keep = languages._compiled()
+    viterbi, marks, read, keep = mecab_lattice.compiled()
     lattice = JapaneseAnalyzer()._lattice
     for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:
         raw = lattice._parse_nums(text)
         arcs = read(np.frombuffer(raw.encode("ascii"), dtype=np.uint8), 6)
         assert arcs.tolist() == [[int(x) for x in line.split()] for line in raw.splitlines()]
         cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
-        for got, want in zip(marks(arcs, cps), languages._kuromoji_marks(arcs, cps)):
+        for got, want in zip(marks(arcs, cps), mecab_lattice._kuromoji_marks(arcs, cps)):
             assert got.tolist() == want.tolist()
         penalties, barred = marks(arcs, cps)
         gaps = [np.array([3]), np.array([6])]  # as if whitespace ran from byte 3 to 6
-        for got, want in zip(keep(arcs, penalties, barred, *gaps), languages._keep(arcs, penalties, barred, *gaps)):
+        for got, want in zip(keep(arcs, penalties, barred, *gaps), mecab_lattice._keep(arcs, penalties, barred, *gaps)):
             assert got.tolist() == want.tolist()
         starts, ends, lids, rids, wcosts, penalties, _, _, n, _ = lattice._lattice(text)
         args = (starts, ends, lids, rids, wcosts + penalties, n, 0, 0, lattice._matrix, lattice._lsize)
         low, last, back = viterbi(*args)
-        want_low, want_last, want_back = languages._viterbi(*args)
+        want_low, want_last, want_back = mecab_lattice._viterbi(*args)
         assert (low, last, back.tolist()) == (want_low, want_last, want_back.tolist()) and last >= 0
 
 

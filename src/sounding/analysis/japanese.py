@@ -1,0 +1,303 @@
+"""Mr. TyDi ja: Lucene's JapaneseAnalyzer (Kuromoji, SEARCH mode) emulated with MeCab + IPADIC."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .cjk import cjk_width, is_punctuation, java_lower
+from .filters import CACHE_LIMIT, missing_extra, stop_words
+from .mecab_lattice import DECOMPOUND, NONE, RELATTICE, REPARSE, Lattice, compiled
+
+
+# The SPACE class of IPADIC's char.def: the characters MeCab skips between tokens.
+_IPADIC_SPACE = re.compile("[\t\n\x0b ]+")
+
+# JapaneseTokenizer SEARCH mode (Lucene 9.x constants): a token of more than 2 characters, all
+# kanji, costs (length - 2) * 3000 more; any other token of more than 7 characters (length - 7) * 1700.
+_KANJI = re.compile("[\u2e80-\u2fdf\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def search_penalty(surface: str) -> int:
+    n = len(surface)
+    if n <= 2:
+        return 0
+    if _KANJI.fullmatch(surface):
+        return (n - 2) * 3000
+    return (n - 7) * 1700 if n > 7 else 0
+
+
+def _kuromoji_score(text: str, arcs: np.ndarray) -> tuple:
+    """`_kuromoji_marks` for `text`."""
+    return compiled()[1](arcs, np.frombuffer(text.encode("utf-32-le"), dtype="<u4"))
+
+
+def _kana(c: str) -> str:
+    """IPADIC's class of a character where MeCab makes unknown words of its first characters."""
+    return "K" if "\u30a1" <= c <= "\u30fe" or "\u31f0" <= c <= "\u31ff" else "H" if "\u3041" <= c <= "\u309f" else ""
+
+
+class _MaybeShort(tuple):
+    """The terms of an unknown kana word of one or two characters: Kuromoji would not have it if
+    the run of its class goes on after it."""
+
+
+_NODE = "%m\\t%phl %phr %c\\t%H\\n"  # surface, left and right context ids, word cost, features
+
+
+class JapaneseAnalyzer:
+    """Lucene JapaneseAnalyzer (Kuromoji, IPADIC, SEARCH mode) emulated with MeCab and the same IPADIC.
+
+    CJKWidthCharFilter → JapaneseTokenizer (SEARCH mode, punctuation and compound tokens
+    discarded) → JapaneseBaseFormFilter → JapanesePartOfSpeechStopFilter (Lucene's stoptags) →
+    StopFilter (Lucene's list, ignoring case) → JapaneseKatakanaStemFilter (drop a final ー from
+    katakana words of 4+ characters) → LowerCaseFilter.
+
+    MeCab gives the NORMAL-mode Viterbi path over the same dictionary and connection costs.
+    Kuromoji's differences are added on top of it:
+    - unknown words never mix punctuation with other characters, so `・` splits katakana names
+      (オリヴィア・デ・ハヴィランド → オリヴィア デ ハヴィランド; dictionary words like ル・マン stay);
+    - its lattice has fewer unknown words (`_kuromoji_score`: a kanji unknown word is
+      one character, 咸豊 → 咸 豊; a kana one runs to the end of its class); where MeCab's path
+      uses one Kuromoji lacks, the text is searched again over the lattice without them;
+    - SEARCH mode's decompounding (JapaneseTokenizer.backtrace): a token with a length penalty
+      (`search_penalty`) is replaced by the best segmentation of its span in which every token
+      pays its own penalty, when that costs no more than the token plus its penalty
+      (関西国際空港 → 関西 国際 空港, 一元論 → 一元 論).
+    Lattices come from MeCab's all-morphemes output and are scored with IPADIC's connection
+    matrix (`Lattice`).
+
+    Whitespace (char.def's SPACE class: tab, line feed, vertical tab, space) is a token in
+    Kuromoji's lattice, and at the end of a run of it that token is the only path alive, so the
+    search commits there (JapaneseTokenizer.parse, the "frontier" backtrace): the text is
+    analysed stretch by stretch. Each stretch is parsed on its own here. Left as it is: MeCab
+    joins a stretch to the sentence's start and end with their connection costs where Kuromoji
+    has the space token's (温 家宝: 温い here, 温 in Lucene).
+    """
+
+    name = "japanese"
+
+    def __init__(self) -> None:
+        try:
+            import fugashi
+            import ipadic
+        except ImportError:
+            raise missing_extra("japanese", "fugashi and ipadic") from None
+
+        self._parse = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_NODE}" -U "{_NODE}"').parse
+        self._lattice = Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _IPADIC_SPACE,
+                                 _kuromoji_score, False)
+        self._stop = stop_words("ja")
+        self._stop_tags = stop_words("ja_stoptags")
+        self._cache: dict[str, tuple[str, ...]] = {}
+        self._parts: dict[tuple, tuple[str, ...] | None] = {}
+        # every dictionary word of a text (MeCab's all-morphemes output, unknown words left out)
+        self._known_words = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -a -B "" -E "" -F "%ps\\t%m\\n" -U ""').parse
+        self._split: dict[str, str] = {}  # unknown word → the same with its punctuation set apart
+
+    def analyze_many(self, texts: list[str]) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    def __call__(self, text: str) -> list[str]:
+        if len(self._cache) > CACHE_LIMIT:
+            self._cache.clear()
+            self._parts.clear()
+        chunks = _IPADIC_SPACE.split(cjk_width(text))
+        if len(chunks) == 1:
+            return self._chunk(chunks[0]) if chunks[0] else []
+        return [term for chunk in chunks if chunk for term in self._chunk(chunk)]
+
+    def _chunk(self, text: str) -> list[str]:
+        """The terms of a text without IPADIC whitespace."""
+        cache = self._cache
+        lines = self._parse(text).split("\n")
+        out: list[str] = []
+        penalised = []  # (line index, where its terms go in out) of tokens SEARCH mode may split
+        lacking = []  # indexes of tokens Kuromoji's lattice lacks
+        for i, line in enumerate(lines):
+            terms = cache.get(line)
+            if terms is None:
+                terms = cache[line] = self._line_terms(line)
+            if terms is DECOMPOUND:
+                penalised.append((i, len(out)))
+            elif terms is RELATTICE:
+                lacking.append(i)
+            elif terms is REPARSE:
+                split = self._split_punctuation(text, lines)
+                if split == text:  # MeCab keeps the unknown word even so: split it all
+                    split = self._split_punctuation(text, lines, keep_words=False)
+                return self._chunk(split)
+            else:
+                if terms.__class__ is _MaybeShort and _kana(line[line.index("\t") - 1]) == _kana(lines[i + 1][:1]):
+                    lacking.append(i)  # the kana run goes on: Kuromoji has no such word
+                out.extend(terms)
+        if lacking:
+            return self._kuromoji_lattice(text)
+        if penalised:
+            self._decompound_in_place(lines, penalised, out)
+        return out
+
+    def _decompound_in_place(self, lines: list[str], penalised: list[tuple[int, int]], out: list[str]) -> None:
+        """SEARCH mode on MeCab's path when only length penalties apply: each penalised token is
+        decompounded in the context of its neighbours (the path's token before it; after it, the
+        first output token, which is the next token's first part if that one was split), from the
+        last to the first, as Kuromoji's backtrace goes; its terms are put in `out` at their place."""
+        following = len(lines)  # the line after the last split token, and its first part's left id
+        first_lid = -1
+        for i, at in reversed(penalised):
+            line = lines[i]
+            surface, _, rest = line.partition("\t")
+            ids, _, features = rest.partition("\t")
+            lid, rid, wcost = map(int, ids.split(" "))
+            parts = None
+            if not is_punctuation(surface[0]):
+                if i + 1 == following:
+                    next_lid = first_lid
+                elif "\t" in lines[i + 1]:
+                    next_lid = int(lines[i + 1].partition("\t")[2].partition(" ")[0])
+                else:
+                    next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
+                prev_rid = int(lines[i - 1].partition("\t")[2].split(" ", 2)[1]) if i else 0
+                key = (prev_rid, line, next_lid)
+                parts = self._parts.get(key, NONE)
+                if parts is NONE:
+                    parts = self._parts[key] = self._decompound(surface, prev_rid, lid, rid, wcost,
+                                                                search_penalty(surface), next_lid)
+            if parts:
+                terms = [t for part in parts for t in self._part_terms(part)]
+                first_lid = int(parts[0].partition("\t")[2].partition(" ")[0])
+            else:
+                terms = self._terms(surface, features.split(","))
+                first_lid = lid
+            following = i
+            out[at:at] = terms
+
+    def _part_terms(self, line: str) -> tuple[str, ...]:
+        terms = self._cache.get(line)
+        if terms is None or terms is DECOMPOUND or terms is REPARSE or terms is RELATTICE:
+            surface, _, rest = line.partition("\t")
+            terms = self._terms(surface, rest.partition("\t")[2].split(","))
+        return terms
+
+    def _line_terms(self, line: str) -> tuple[str, ...]:
+        surface, sep, rest = line.partition("\t")
+        if not sep:
+            return ()
+        f = rest.partition("\t")[2].split(",")
+        if len(f) == 7:  # IPADIC unknown words have 7 features
+            if any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
+                return REPARSE
+            if len(surface) > 1 and _KANJI.fullmatch(surface):
+                return RELATTICE  # Kuromoji's unknown kanji words are single characters
+            if len(surface) <= 2 and _kana(surface[0]) and _kana(surface[0]) == _kana(surface[-1]):
+                return _MaybeShort(self._terms(surface, f))
+        if search_penalty(surface):
+            return DECOMPOUND
+        return self._terms(surface, f)
+
+    def _kuromoji_lattice(self, text: str) -> list[str]:
+        """The best path over the lattice Kuromoji would build (MeCab's, less the unknown words
+        Kuromoji does not make), then SEARCH mode on it."""
+        if "\u30fb" in text:  # MeCab's unknown katakana words run across `・`, Kuromoji's stop at it
+            inside = self._inside_words(text)
+            text = "".join(" \u30fb " if c == "\u30fb" and i not in inside else c for i, c in enumerate(text))
+        text = text.strip(" ")  # spaces set around punctuation at its ends
+        found = self._lattice.best(text, 0, 0, penalised=False)
+        if found is None:
+            return self._search_mode(self._parse(text).split("\n"))
+        return self._search_mode(self._lattice.lines(text, found[1]))
+
+    def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
+        if not surface or is_punctuation(surface[0]):
+            return ()
+        if "-".join(x for x in f[:4] if x != "*") in self._stop_tags:
+            return ()
+        term = f[6] if len(f) > 6 and f[6] != "*" else surface  # base form
+        if java_lower(term) in self._stop:
+            return ()
+        if len(term) >= 4 and term[-1] == "\u30fc" and all("\u30a0" <= c <= "\u30ff" for c in term):
+            term = term[:-1]  # JapaneseKatakanaStemFilter
+        return (java_lower(term),)
+
+    def _split_punctuation(self, text: str, lines: list[str], keep_words: bool = True) -> str:
+        """Kuromoji ends an unknown word where punctuation starts or stops; MeCab's character
+        classes let `・` join katakana. The punctuation inside such unknown words is set apart by
+        spaces, so that MeCab makes it a token of its own, as Kuromoji does, unless (`keep_words`)
+        it lies inside a dictionary word there (ウォルト・ディズニー in ウォルト・ディズニー・カ),
+        which both may keep."""
+        for line in lines:
+            surface, _, rest = line.partition("\t")
+            if rest.count(",") == 6 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
+                split = self._split.get(surface) if keep_words else None
+                if split is None:
+                    if len(self._split) > 100_000:
+                        self._split.clear()
+                    covered = self._inside_words(surface) if keep_words else ()
+                    split = "".join(f" {c} " if is_punctuation(c) and i not in covered else c
+                                    for i, c in enumerate(surface))
+                    if keep_words:
+                        self._split[surface] = split
+                text = text.replace(surface, split)
+        return text
+
+    def _inside_words(self, text: str) -> set[int]:
+        """The indexes of the characters of `text` that lie inside a dictionary word, neither its
+        first nor its last character (MeCab's all-morphemes output, known words only)."""
+        at = {}  # byte offset → character index
+        pos = 0
+        for i, c in enumerate(text):
+            at[pos] = i
+            pos += len(c.encode("utf-8"))
+        inside = set()
+        for line in self._known_words(text).split("\n"):
+            start, _, surface = line.partition("\t")
+            if len(surface) > 2:
+                first = at[int(start)]
+                inside.update(range(first + 1, first + len(surface) - 1))
+        return inside
+
+    def _search_mode(self, lines: list[str]) -> list[str]:
+        """Kuromoji's backtrace from the end: each penalised token on the best path is decompounded
+        in the context of its neighbours (the best path's token before it, the output token after)."""
+        nodes = []
+        for line in lines:
+            surface, sep, rest = line.partition("\t")
+            if sep:
+                ids = rest.partition("\t")[0].split(" ")
+                nodes.append((surface, int(ids[0]), int(ids[1]), int(ids[2]), line))
+        out_lines: list[str] = []
+        next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
+        for i in range(len(nodes) - 1, -1, -1):
+            surface, lid, rid, wcost, line = nodes[i]
+            parts = None
+            penalty = search_penalty(surface) if not is_punctuation(surface[0]) else 0
+            if penalty:
+                prev_rid = nodes[i - 1][2] if i else 0
+                key = (prev_rid, line, next_lid)
+                if key in self._parts:
+                    parts = self._parts[key]
+                else:
+                    parts = self._parts[key] = self._decompound(surface, prev_rid, lid, rid, wcost, penalty, next_lid)
+            if parts:
+                out_lines.extend(reversed(parts))
+                next_lid = int(parts[0].split("\t")[1].split(" ")[0])
+            else:
+                out_lines.append(line)
+                next_lid = lid
+        cache, out = self._cache, []
+        for line in reversed(out_lines):
+            terms = cache.get(line)
+            if terms is None or terms is DECOMPOUND or terms is REPARSE or terms is RELATTICE:
+                surface, _, rest = line.partition("\t")
+                terms = self._terms(surface, rest.partition("\t")[2].split(","))
+            out.extend(terms)
+        return out
+
+    def _decompound(self, surface, prev_rid, lid, rid, wcost, penalty, next_lid) -> tuple[str, ...] | None:
+        """The lines of the best penalised segmentation of `surface`, or None to keep it whole."""
+        lattice = self._lattice
+        found = lattice.best(surface, prev_rid, next_lid)
+        if found is None or len(found[1]) == 1:  # the best path is a token of the whole span
+            return None
+        max_cost = lattice.cost(prev_rid, lid) + wcost + penalty + lattice.cost(rid, next_lid)
+        return tuple(lattice.lines(surface, found[1])) if found[0] <= max_cost else None
