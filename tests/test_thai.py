@@ -1,0 +1,103 @@
+"""The `thai` analyzer: the JDK's dictionary word break (re-implemented) over ICU's Thai word list.
+
+The search itself is checked on small word lists, with the segmentations worked out by hand from
+the JDK's algorithm (`sounding.analysis.thai._divide`); the analyzer's segments are ones the JDK's
+own BreakIterator (java.text.BreakIterator.getWordInstance for th, which Lucene's ThaiTokenizer
+uses) gives for the same strings.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sounding.analysis import thai
+
+
+def _segments(words: list[str], text: str) -> list[str]:
+    """The kept segments of the dictionary ranges of `text` (and the stretches between them) under
+    a word list of `words`."""
+    cps = np.frombuffer(text.encode("utf-32-le"), np.int32)
+    spans = thai._compiled()(cps, thai._char_classes(), thai.trie_array(words)).tolist()
+    return [text[spans[k] : spans[k + 1]] for k in range(0, len(spans), 3)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The dictionary search
+def test_longest_word_wins():
+    assert _segments(["ก่อ", "ก่อตั้ง", "ตั้ง"], "ก่อตั้ง") == ["ก่อตั้ง"]
+    assert _segments(["ก่อ", "ตั้ง"], "ก่อตั้ง") == ["ก่อ", "ตั้ง"]
+
+
+def test_search_backs_up_to_an_earlier_word_end():
+    # กขค is the longest word from the start, but nothing starts with ง: back up to กข, then คง
+    assert _segments(["กข", "กขค", "คง"], "กขคง") == ["กข", "คง"]
+
+
+def test_unknown_stretch_joins_the_word_after_it():
+    # จ starts no word: the breaks that led furthest (after คง) are kept, and the search starts
+    # again after จ, so กขจ joins คง
+    assert _segments(["กข", "คง"], "คงกขจคง") == ["คง", "กขจคง"]
+    # with no break kept before the unknown character, the whole range is one segment
+    assert _segments(["กข", "คง"], "กขจคง") == ["กขจคง"]
+
+
+def test_character_nothing_starts_from_is_a_segment_of_its_own():
+    assert _segments(["กข"], "จกข") == ["จ", "กข"]
+
+
+def test_range_read_with_fewer_than_two_dictionary_characters_is_one_segment():
+    words = ["ก", "ๆ"]
+    assert _segments(words, "กๆ") == ["กๆ"]  # the rules read ก only: not divided
+    assert _segments(words, "กๆก") == ["ก", "ๆ", "ก"]  # they also read the ก after ๆ: divided
+
+
+def test_stretches_between_ranges_are_marked_when_they_hold_a_letter_or_digit():
+    cps = np.frombuffer("กข ABC คง ?".encode("utf-32-le"), np.int32)
+    spans = thai._compiled()(cps, thai._char_classes(), thai.trie_array(["กข", "คง"])).tolist()
+    assert spans == [0, 2, 0, 2, 7, 1, 7, 9, 0]  # (start, end, kind): " ?" holds neither
+
+
+def test_word_list_takes_thai_characters_only():
+    with pytest.raises(ValueError, match="outside the Thai block"):
+        thai.trie_array(["กข", "abc"])
+
+
+def test_packaged_word_list_is_icus_with_its_licence():
+    text = (thai.resources.files(thai.__package__) / thai._WORDS_FILE).read_text("utf-8")
+    words = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert len(words) == 26_383 and "ประเทศไทย" in words and "ก่อตั้ง" not in words
+    assert "UNICODE LICENSE V3" in text and "thaidict.txt" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# The analyzer: segments the JDK's BreakIterator gives for the same strings (with its own word
+# list; these are strings where ICU's list divides alike), less those ThaiTokenizer drops
+JDK_SEGMENTS = [
+    ("ภาษาไทย", ["ภาษา", "ไทย"]),
+    ("ของประเทศฝ", ["ของประเทศฝ"]),  # no word ends before ฝ: the breaks that led furthest go too
+    ("กๆ", ["กๆ"]),
+    ("คนฯลฯดี", ["คน", "ฯลฯ", "ดี"]),  # ฯลฯ is a range of its own
+    ("กรุงเทพฯ", ["กรุงเทพฯ"]),
+    ("ไทย\u200bดี", ["ไทย\u200bดี"]),  # a format character inside a range belongs to it
+    ("ช่องCCTVมี", ["ช่อง", "CCTV", "มี"]),
+    ("วง KAT-TUN ได้ 99% ไหม", ["วง", "KAT-TUN", "ได้", "99%", "ไหม"]),
+    ("ราคา $100 บาท", ["ราคา", "บาท"]),  # $100 is one segment, dropped: it starts with $
+    ("๑๒๓ ครั้ง", ["๑๒๓", "ครั้ง"]),
+]
+
+
+@pytest.mark.parametrize("text, segments", JDK_SEGMENTS)
+def test_analyzer_segments_as_the_jdk(text, segments):
+    pytest.importorskip("icu")
+    assert thai.ThaiAnalyzer().segments(text) == segments
+
+
+def test_analyzer_terms():
+    pytest.importorskip("icu")
+    th = thai.ThaiAnalyzer()
+    # Lucene 9.9.1's terms for two Mr. TyDi topics (the oracle's); เป็น, ใน, ได้, รับ and จาก are stop words
+    assert th("ใครเป็นผู้ก่อการ ใน เหตุโจมตีในนอร์เวย์ พ.ศ. 2554?") == [
+        "ใคร", "ผู้", "ก่อการ", "เหตุ", "โจมตี", "นอร์เวย์", "พ", "ศ", "2554"]
+    assert th("อหังการ์ราชันย์ยักษ์ ได้รับรางวัลการ์ตูนไทยยอดเยี่ยมประจำปี 2553 จากงานใคร?") == [
+        "อหังการ์ราชันย์", "ยักษ์", "รางวัล", "การ์ตูน", "ไทย", "ยอด", "เยี่ยม", "ประจำ", "ปี", "2553", "งาน", "ใคร"]
+    assert th("") == [] and th("   ?") == []
