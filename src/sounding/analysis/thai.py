@@ -49,12 +49,17 @@ def _dictionary() -> np.ndarray:
     return trie_array(resources.files(__package__).joinpath(_WORDS_FILE).read_text("utf-8").splitlines())
 
 
+_DENSE_FANOUT = 8  # states with this many transitions or more get a row indexed by character
+
+
 def trie_array(lines) -> np.ndarray:
     """A word list (one word a line, '#' comments, Thai-block characters only) as a trie in one
-    int32 array: [S, column[128], edge_start[S + 1], final[S], edge_char[E], edge_next[E]] for S
-    states (0 the root) and E edges. State s's transitions are edge_char/edge_next over
-    [edge_start[s], edge_start[s + 1]), sorted by character; final[s] marks a word's end; column[c
-    - U+0E00] the characters that occur in words (the JDK's dictionary columns)."""
+    int32 array: [S, E, R, column[128], edge_start[S + 1], final[S], row[S], dense[R × 128],
+    edge_char[E], edge_next[E]] for S states (0 the root), E transitions and R dense rows.
+    column[c - U+0E00] marks the characters that occur in words (the JDK's dictionary columns);
+    final[s] a word's end. State s's transitions are edge_char/edge_next over [edge_start[s],
+    edge_start[s + 1]), sorted by character, and where row[s] >= 0 also dense[row[s] × 128 + c -
+    U+0E00] (0: none), for the states with many."""
     children: list[dict[int, int]] = [{}]
     ends = [0]
     for line in lines:
@@ -77,31 +82,41 @@ def trie_array(lines) -> np.ndarray:
     edge_start = np.zeros(n_states + 1, np.int32)
     edge_char = np.empty(n_edges, np.int32)
     edge_next = np.empty(n_edges, np.int32)
+    row = np.full(n_states, -1, np.int32)
+    dense = []
     k = 0
     for s, kids in enumerate(children):
         edge_start[s] = k
+        if len(kids) >= _DENSE_FANOUT:
+            row[s] = len(dense)
+            dense.append(np.zeros(0x80, np.int32))
         for c in sorted(kids):
             edge_char[k], edge_next[k] = c, kids[c]
             column[c - 0x0E00] = 1
+            if row[s] >= 0:
+                dense[row[s]][c - 0x0E00] = kids[c]
             k += 1
     edge_start[-1] = k
-    return np.concatenate([[n_states], column, edge_start, ends, edge_char, edge_next]).astype(np.int32)
+    parts = [[n_states, n_edges, len(dense)], column, edge_start, ends, row, *dense, edge_char, edge_next]
+    return np.concatenate(parts).astype(np.int32)
 
 
 def _is_final(trie, state):
-    return trie[130 + trie[0] + state] != 0
+    return trie[132 + trie[0] + state] != 0
 
 
 def _next_state(trie, state, c):
     """The trie's move from `state` on character c (-1: the text's end): the next state, 0 where no
     word goes on with c, or -1 where c is no word-list character and a word ends at `state`."""
-    if c < 0xE00 or c > 0xE7F or trie[1 + c - 0xE00] == 0:
+    if c < 0xE00 or c > 0xE7F or trie[3 + c - 0xE00] == 0:
         return -1 if _is_final(trie, state) else 0
-    n_states = trie[0]
-    starts = 129
-    chars = 130 + 2 * n_states
-    n_edges = trie[starts + n_states]
-    lo, hi = trie[starts + state], trie[starts + state + 1]
+    n_states, n_edges, n_rows = trie[0], trie[1], trie[2]
+    rows = 132 + 2 * n_states
+    row = trie[rows + state]
+    if row >= 0:
+        return trie[rows + n_states + row * 0x80 + c - 0xE00]
+    chars = rows + n_states + n_rows * 0x80
+    lo, hi = trie[131 + state], trie[131 + state + 1]
     end = hi
     while lo < hi:
         mid = (lo + hi) >> 1
