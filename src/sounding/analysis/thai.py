@@ -342,6 +342,10 @@ _JDK_JOINED = regex.compile(r"[^\W\d_\u0e00-\u0e7f]+(?:\p{Pd}[^\W\d_\u0e00-\u0e7
 # letter nor a digit; ICU would keep the number.
 _PRE_NUM = regex.compile(r"(?:(?<!\d)\.|#|(?!\u00a2)\p{Sc})\d+(?:[.,'\"\u066b]\d+)*")
 _PRE_NUM_SIGN = regex.compile(r"[#.\p{Sc}]")  # a quick first test for _PRE_NUM
+# ASCII letters and digits between spaces, ? ! ( ) and ": ICU and the JDK both make each run of
+# letters and digits one segment there and drop the rest
+_PLAIN = re.compile(r'[\s?!()"]*(?:[A-Za-z0-9]+[\s?!()"]+)*[A-Za-z0-9]*')
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 _THAI_RUN = re.compile("[\u0e00-\u0e7f]+|[^\u0e00-\u0e7f.]+(?:\\.[^\u0e00-\u0e7f.]+)*|\\.")
 
 
@@ -392,6 +396,8 @@ class ThaiAnalyzer:
 
     def _other_segments(self, text: str) -> list[str]:
         """The kept segments of a text between Thai runs (or without any)."""
+        if _PLAIN.fullmatch(text) is not None:  # ASCII words and separators no rule joins across
+            return _ASCII_WORD.findall(text)
         if _PRE_NUM_SIGN.search(text) is not None:
             text = _PRE_NUM.sub(" ", text)
         if _NOT_THAI.search(text) is None:  # Thai, whitespace and ? only: ICU's segments as they are
