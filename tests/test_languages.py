@@ -368,7 +368,7 @@ def test_korean_cjk_bigrams():
 def test_thai_segments_into_words():
     th = get_analyzer("thai")
     assert th.segments("ภาษาไทยเป็นภาษาราชการ") == ["ภาษา", "ไทย", "เป็น", "ภาษา", "ราชการ"]
-    assert th("ภาษาไทยเป็นภาษาราชการของประเทศไทย") == ["ภาษา", "ไทย", "ภาษา", "ราชการ", "ประเทศไทย"]
+    assert th("ภาษาไทยเป็นภาษาราชการของประเทศไทย") == ["ภาษา", "ไทย", "ภาษา", "ราชการ", "ประเทศ", "ไทย"]  # Lucene 9.9.1
     assert th("๑๒๓ ABC!") == ["123", "abc"]
     # breaks where Thai meets Latin letters and at full stops next to Thai, as the JDK's iterator
     # (Lucene 9.9.1's terms, from the oracle; มี is a stop word)

