@@ -103,3 +103,16 @@ def test_analyzer_terms():
     assert th("อหังการ์ราชันย์ยักษ์ ได้รับรางวัลการ์ตูนไทยยอดเยี่ยมประจำปี 2553 จากงานใคร?") == [
         "อหังการ์ราชันย์", "ยักษ์", "รางวัล", "การ์ตูน", "ไทย", "ยอด", "เยี่ยม", "ประจำ", "ปี", "2553", "งาน", "ใคร"]
     assert th("") == [] and th("   ?") == []
+
+
+def test_analyzer_gives_the_same_terms_from_many_threads():
+    """ICU's BreakIterator holds the text it breaks: each thread gets its own, so texts analysed at
+    once in several threads get the terms they get alone."""
+    pytest.importorskip("icu")
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"ราคา {i} บาท ช่องCCTVมี ภาษาไทยเป็นภาษาราชการ KAT-TUN {i}%" for i in range(400)]
+    alone = [thai.ThaiAnalyzer()(t) for t in texts]
+    th = thai.ThaiAnalyzer()
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(th, texts)) == alone

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 from importlib import resources
@@ -374,12 +375,19 @@ class ThaiAnalyzer:
             import icu
         except ImportError:
             raise missing_extra("thai", "PyICU (the pyicu-wheels package)") from None
-        self._breaker = icu.BreakIterator.createWordInstance(icu.Locale("th"))
+        self._icu = icu
+        self._local = threading.local()  # an ICU BreakIterator keeps its text: one per thread
         self._stop = stop_words("th")
         self._trie = _dictionary()
         self._classes = _char_classes()
         self._segment = _compiled()
         self._cache: dict[str, str] = {}
+
+    def _breaker(self):
+        bi = getattr(self._local, "breaker", None)
+        if bi is None:
+            bi = self._local.breaker = self._icu.BreakIterator.createWordInstance(self._icu.Locale("th"))
+        return bi
 
     def segments(self, text: str) -> list[str]:
         """The segments ThaiTokenizer keeps, in order (before lowercasing and the stop filter)."""
@@ -400,7 +408,7 @@ class ThaiAnalyzer:
         if _PRE_NUM_SIGN.search(text) is not None:
             text = _PRE_NUM.sub(" ", text)
         if _NOT_THAI.search(text) is None:  # Thai, whitespace and ? only: ICU's segments as they are
-            bi = self._breaker
+            bi = self._breaker()
             bi.setText(text)
             out, start = [], 0
             for end in bi:
@@ -425,7 +433,7 @@ class ThaiAnalyzer:
         """ICU's segments of a text that may hold other letters, digits or full stops next to Thai."""
         if not text:
             return []
-        bi = self._breaker
+        bi = self._breaker()
         bi.setText(text)
         out, start = [], 0
         # The JDK's iterator also breaks where Thai meets other letters or digits (๑๒ABC → ๑๒
