@@ -221,6 +221,7 @@ class Lattice:
         self._score = score
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
+        self._known_lines: dict[tuple, str] = {}  # (surface bytes, ids, cost) → node line
         self._viterbi, _, self._read, self._keep = compiled()
 
     def nodes(self, text: str) -> tuple[np.ndarray, list[str]]:
@@ -283,23 +284,34 @@ class Lattice:
         if self._parse_lines is None:
             every = arcs[-1]
             return [every[i].partition("\t")[2] for i in indexes]
-        every, data = arcs[-2], text.encode("utf-8")
+        every, data, known = arcs[-2], text.encode("utf-8"), self._known_lines
         out = []
         for i in indexes:
             start, end, lid, rid, cost = every[i, :5].tolist()
-            head, ids = f"0 {end - start} ", f"{lid} {rid} {cost}"
-            for line in self._parse_lines(data[start:end].decode("utf-8")).split("\n"):
-                if line.startswith(head) and line.split("\t", 2)[1] == ids:
-                    out.append(line[len(head):])
-                    break
-            else:
-                nodes = self._parse_lines(text).split("\n")
-                return [nodes[i].partition(" ")[2].partition(" ")[2] for i in indexes]
+            key = (data[start:end], lid, rid, cost)  # one entry of the dictionary: one node line
+            line = known.get(key)
+            if line is None:
+                head, ids = f"0 {end - start} ", f"{lid} {rid} {cost}"
+                for line in self._parse_lines(data[start:end].decode("utf-8")).split("\n"):
+                    if line.startswith(head) and line.split("\t", 2)[1] == ids:
+                        line = line[len(head):]
+                        break
+                else:
+                    nodes = self._parse_lines(text).split("\n")
+                    return [nodes[i].partition(" ")[2].partition(" ")[2] for i in indexes]
+                if len(known) > 100_000:
+                    known.clear()
+                known[key] = line
+            out.append(line)
         return out
 
 
 
-REPARSE = ("",)  # a line's terms that say: analyse the text again, another way (see each analyzer)
-DECOMPOUND = ("", "")  # ... that say: this token may be decompounded (SEARCH mode)
-RELATTICE = ("", "", "")  # ... that say: Kuromoji's lattice lacks this token; search it
+class _Flag(tuple):
+    """Terms that stand for a decision, told apart from real terms by their class."""
+
+
+REPARSE = _Flag(("",))  # a line's terms that say: analyse the text again, another way (see each analyzer)
+DECOMPOUND = _Flag(("", ""))  # ... that say: this token may be decompounded (SEARCH mode)
+RELATTICE = _Flag(("", "", ""))  # ... that say: Kuromoji's lattice lacks this token; search it
 NONE = object()
