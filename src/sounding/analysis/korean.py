@@ -136,9 +136,11 @@ class KoreanAnalyzer:
             return ()
         ids, sep, features = rest.partition("\t")
         f = (features if sep else ids).split(",")
-        if surface[:1].isspace() and _left_pos(f) in _SPACE_PENALISED:
-            return REPARSE
-        return self._terms(surface.lstrip(), f)
+        if surface[:1] == " ":  # whitespace before the token (one space after normalisation in __call__)
+            if _left_pos(f) in _SPACE_PENALISED:
+                return REPARSE
+            surface = surface.lstrip()
+        return self._terms(surface, f)
 
     def _space_penalty(self, lines: list[str]) -> list[str]:
         cache = self._cache
