@@ -315,6 +315,27 @@ def test_japanese_text_is_analysed_between_spaces():
     assert ja("  \t") == [] and ja("") == []
 
 
+# texts that take each of the extra paths: SEARCH-mode decompounding (twice in a row, and in two
+# contexts), punctuation inside unknown words, Kuromoji's unknown kanji and kana, whitespace
+_JA_PATHS = ["関西国際空港で食べた寿司", "大日本帝国の南北戦争と一元論", "一元論の大日本帝国",
+             "オリヴィア・デ・ハヴィランドとル・マン", "清の咸豊帝は何代目？", "フォード・モーター 関西国際空港",
+             "ミヘイル・サアカシュヴィリの所属した政党は？", "西田 厚聰の出身はどこ", "ＡＢＣのコンピューター"]
+_KO_PATHS = ["2차 세계 대전은 몇 년도에 시작 되었는가?", "헝가리는 유럽 연합에 언제 가입했나요?",
+             "유럽 연합에 언제 가입했나요? 시작 되었는가", "한국어 형태소 분석기를 사용했습니다."]
+
+
+@pytest.mark.parametrize("cls, texts", [pytest.param(JapaneseAnalyzer, _JA_PATHS, marks=needs_ja),
+                                        pytest.param(KoreanAnalyzer, _KO_PATHS, marks=needs_ko)])
+def test_memoised_paths_give_the_terms_of_a_fresh_analyzer(cls, texts):
+    # the memos (per line, per penalised token in its context, per lattice and per chosen entry)
+    # must not make a text's terms depend on what was analysed before
+    fresh = [cls()(t) for t in texts]
+    warm = cls()
+    assert [warm(t) for t in texts] == fresh
+    assert [warm(t) for t in reversed(texts)] == fresh[::-1]
+    assert all(fresh)
+
+
 @needs_ja
 def test_compiled_lattice_code_matches_its_python_form():
     import numpy as np
