@@ -415,6 +415,21 @@ def test_korean_drops_particles_and_endings():
     assert ko("헝가리는\t유럽 연합에\n언제 가입했나요?") == ["헝가리", "유럽", "연합", "가입"]
 
 
+@needs_ko
+def test_korean_neighbour_ids_from_the_dictionary_are_mecabs():
+    # the whitespace penalty's search takes the ids of the tokens around a word from the lattice
+    # of each token's surface; with MeCab's own ids (the fallback where entries differ only in
+    # ids) every text gets the same terms
+    ko = KoreanAnalyzer()
+    texts = ["2차 세계 대전은 몇 년도에 시작 되었는가?", "헝가리는 유럽 연합에 언제 가입했나요?", "퍼센트 인가? 패망 했나요?"]
+    want = [ko(t) for t in texts]
+    assert ko._line_ids and None not in ko._line_ids.values()
+    ko._line_ids = {line: None for line in ko._line_ids}  # as if every entry were ambiguous
+    ko._words.clear()
+    ko._cache.clear()
+    assert [ko(t) for t in texts] == want and ko._parse_ids is not None
+
+
 def test_korean_cjk_bigrams():
     cjk = get_analyzer("korean-cjk")
     assert cjk("한국어 사전") == ["한국", "국어", "사전"]

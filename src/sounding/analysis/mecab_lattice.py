@@ -303,10 +303,13 @@ class _DictionaryFile:
 
     def feature(self, token: int) -> str:
         start = int(self._feature_at[token])
-        end = start
-        while self._features[end]:
-            end += 1
-        return bytes(self._features[start:end]).decode("utf-8")
+        window = 256
+        while True:
+            chunk = self._features[start:start + window].tobytes()
+            end = chunk.find(b"\0")
+            if end >= 0 or start + window >= len(self._features):
+                return chunk[:end if end >= 0 else len(chunk)].decode("utf-8")
+            window *= 4
 
 
 class Dictionary:
@@ -433,12 +436,16 @@ class Lattice:
 
     def lines(self, text: str, indexes: list[int]) -> list[str]:
         """The node lines of tokens `indexes` of `text`'s lattice (from `best`)."""
-        every, data, feature = self._arcs[text][-1], text.encode("utf-8"), self._dic.feature
+        every, data, feature = self._arcs[text][-1], text.encode("utf-8"), self.feature
         out = []
         for i in indexes:
             start, end, lid, rid, cost, stat, token = every[i].tolist()
             out.append(f"{data[start:end].decode('utf-8')}\t{lid} {rid} {cost}\t{feature(stat, token)}")
         return out
+
+    def feature(self, stat: int, token: int) -> str:
+        """The features of a node (from `nodes`: its stat and token index)."""
+        return self._dic.feature(stat, token)
 
     def known_words(self, text: str) -> list[tuple[int, int]]:
         """(start byte, end byte) of every dictionary word in `text`'s lattice."""
