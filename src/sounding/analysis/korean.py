@@ -145,8 +145,8 @@ class KoreanAnalyzer:
 
     def _ids(self, line: str) -> tuple[int, int] | None:
         """(left id, right id) of the entry a node line stands for: its own where the line has
-        them (`_KO_NODE`), else those of the nodes of the lattice of its surface alone that span
-        the surface and have its features (MeCab's token is one of them); None when these differ."""
+        them (`_KO_NODE`), else from the dictionary (`Lattice.ids`); None where entries alike but
+        for their ids leave it open."""
         surface, _, rest = line.partition("\t")
         ids, sep, _ = rest.partition("\t")
         if sep:
@@ -154,11 +154,7 @@ class KoreanAnalyzer:
             return int(lid), int(rid)
         found = self._line_ids.get(line, NONE)
         if found is NONE:
-            word = surface.lstrip()
-            size, feature = len(word.encode("utf-8")), self._lattice.feature
-            entries = {(lid, rid) for start, end, lid, rid, _, stat, token in self._lattice.nodes(word).tolist()
-                       if start == 0 and end == size and feature(stat, token) == rest}
-            found = self._line_ids[line] = entries.pop() if len(entries) == 1 else None
+            found = self._line_ids[line] = self._lattice.ids(surface.lstrip(), rest)
         return found
 
     def _space_penalty(self, text: str, lines: list[str]) -> list[str]:

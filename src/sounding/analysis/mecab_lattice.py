@@ -337,6 +337,7 @@ class Dictionary:
         self.lsize = int.from_bytes(raw[:2], "little")
         self.matrix = np.frombuffer(raw, dtype="<i2", offset=4)
         self._features: dict[tuple[int, int], str] = {}
+        self.unknown_features = frozenset(self.unk.feature(t) for t in range(len(self.unk.lids)))
 
     def feature(self, stat: int, token: int) -> str:
         """The features of a node's token (`stat` 1: of unk.dic)."""
@@ -446,6 +447,24 @@ class Lattice:
     def feature(self, stat: int, token: int) -> str:
         """The features of a node (from `nodes`: its stat and token index)."""
         return self._dic.feature(stat, token)
+
+    def ids(self, surface: str, features: str) -> tuple[int, int] | None:
+        """(left id, right id) of the node that spans `surface` with `features` in the lattice of
+        `surface` alone (MeCab's token for such a line is one of them); None where several differ.
+        The dictionary's entries for the surface are looked up directly unless an unknown word
+        could have those features too."""
+        d = self._dic
+        found = set()
+        value = -1 if features in d.unknown_features else d.sys.exact(surface.encode("utf-8"))
+        if value >= 0:
+            for t in range(value >> 8, (value >> 8) + (value & 0xFF)):
+                if d.feature(0, t) == features:
+                    found.add((int(d.sys.lids[t]), int(d.sys.rids[t])))
+        if not found:
+            size = len(surface.encode("utf-8"))
+            found = {(lid, rid) for start, end, lid, rid, _, stat, token in self.nodes(surface).tolist()
+                     if start == 0 and end == size and d.feature(stat, token) == features}
+        return found.pop() if len(found) == 1 else None
 
     def known_words(self, text: str) -> list[tuple[int, int]]:
         """(start byte, end byte) of every dictionary word in `text`'s lattice."""
