@@ -64,7 +64,7 @@ class JapaneseAnalyzer:
       (`search_penalty`) is replaced by the best segmentation of its span in which every token
       pays its own penalty, when that costs no more than the token plus its penalty
       (関西国際空港 → 関西 国際 空港, 一元論 → 一元 論).
-    Lattices come from MeCab's all-morphemes output and are scored with IPADIC's connection
+    Lattices are built from IPADIC's files as MeCab builds them and scored with its connection
     matrix (`Lattice`).
 
     Whitespace (char.def's SPACE class: tab, line feed, vertical tab, space) is a token in
@@ -220,7 +220,7 @@ class JapaneseAnalyzer:
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
         if not surface or is_punctuation(surface[0]):
             return ()
-        pos = f[0], f[1], f[2], f[3]
+        pos = tuple(f[:4])
         stopped = self._pos_stopped.get(pos)
         if stopped is None:
             stopped = self._pos_stopped[pos] = "-".join(x for x in pos if x != "*") in self._stop_tags
