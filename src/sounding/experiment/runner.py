@@ -39,7 +39,8 @@ from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
-from .scoring import judged_in_collection, write_and_score
+from ..eval.metrics import judged_qids
+from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
 from .settings import Setting, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
@@ -165,17 +166,21 @@ def run_experiment(
                 index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
             if phase == "index":
                 continue
-            _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray else Index(index_dir, verify=False).docids)
+            judged = _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray
+                                                else Index(index_dir, verify=False).docids)
             if hits and hits > (index_info.get("n_docs") or hits):
                 log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
                     f"at most {index_info['n_docs']:,} per query")
+            searchers: dict = {}  # this dataset's Searcher, shared by its settings
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext():
                 for s in settings:
-                    row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray, gzip_runs)
+                    row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray, gzip_runs,
+                                       searchers, None if on_ray else judged)  # shards number documents their way
                     rows.append(row)
                     if row.crosscheck and not row.crosscheck["ok"]:
                         checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
                                              f"{row.crosscheck['max_diff']:.2e}")
+            searchers.clear()  # its arrays go before the next dataset is indexed
     failures = gate_failures(rows) if gate else []
     if phase != "index":
         _write_json(out / "results.json", [r.to_dict() for r in rows])
@@ -222,17 +227,22 @@ def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = Fal
     return index_dir, info
 
 
-def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> None:
-    """A corpus that holds none of the judged documents would score 0 everywhere: say so instead."""
+def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> JudgedDocs | None:
+    """A corpus that holds none of the judged documents would score 0 everywhere: say so instead. Returns
+    where the judged documents are (`judged_docs`, for scoring every setting), None where it cannot say."""
+    located = judged_docs(ds.qrels, docids) if judged_qids(ds.qrels) else None
     judged = {d for j in ds.qrels.values() for d in j}
-    if judged and not judged_in_collection(judged, docids):
+    found = located.found() if located is not None and located.unique else None
+    if judged and not (found if found is not None else judged_in_collection(judged, docids)):
         raise SoundingError(f"{ds.name}: none of the {len(judged):,} judged documents of the qrels is in the corpus "
                             f"{ds.corpus_path}; are corpus and qrels from the same dataset?")
+    return located
 
 
 # -- one setting -------------------------------------------------------------------------------
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
-                 on_ray=None, gzip_runs: bool = False) -> ResultRow:
+                 on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
+                 judged: JudgedDocs | None = None) -> ResultRow:
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
@@ -250,7 +260,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     extra: dict = {}
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
     if s.arm == "bm25":
-        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False)
+        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False, searchers=searchers)
     elif s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
         from .user_systems import run_user
 
@@ -259,7 +269,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         from .arms import ArmContext, run_arm
 
         ctx = ArmContext(out=out, k=k_docs, threads=threads,
-                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray)[0], log=log,
+                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray, searchers=searchers)[0],
+                         log=log,
                          ray=on_ray)
         arm = run_arm(s, ds, ctx)
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
@@ -269,7 +280,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     # a Sounding search's run is written and scored from its arrays (experiment/scoring.py: the same bytes
     # and values as from dicts), the writing in a second thread
     scored = write_and_score(run_file, s.name, ds.qrels, ds.queries, measures, results=results, run=run,
-                             pool_k=POOL_K)
+                             pool_k=POOL_K, judged=judged)
     per_query, unjudged, metrics, raw_metrics = scored.per_query, scored.unjudged, scored.metrics, scored.raw_metrics
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)
@@ -305,10 +316,19 @@ def _pool_holes(qrels: dict, unjudged: dict[str, int]) -> dict:
             "judged_nonrelevant": sum(1 for j in qrels.values() for g in j.values() if g == 0)}
 
 
-def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None, dicts: bool = True):
-    """(run dict, or None when `dicts` is False and the hits are arrays; seconds; the results or None)."""
+def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None, dicts: bool = True,
+            searchers: dict | None = None):
+    """(run dict, or None when `dicts` is False and the hits are arrays; seconds; the results or None).
+    `searchers` ({index folder: Searcher}) keeps the Searcher for the next setting."""
     if s.engine == "sounding":
-        searcher = on_ray or Searcher(index_dir)  # --ray: the shard actors, merged exactly (same run file)
+        if on_ray:  # the shard actors, merged exactly (same run file)
+            searcher = on_ray
+        else:  # one Searcher for every setting of the dataset: the index opened, the queries analysed once
+            searcher = searchers.get(index_dir) if searchers is not None else None
+            if searcher is None:
+                searcher = Searcher(index_dir)
+                if searchers is not None:
+                    searchers[index_dir] = searcher
         results = searcher.search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
                                   lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
                                   proximity=s.proximity, typos=s.typos)
