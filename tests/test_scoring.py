@@ -199,6 +199,29 @@ def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_pa
     assert sorted(analysed) == sorted(queries.values())  # once each, not once per setting
 
 
+def test_run_finishes_settings_beside_the_next_search_in_order_and_reports_its_errors(tmp_path, monkeypatch):
+    from sounding.experiment import run_experiment, runner
+    from test_harness import make_beir
+
+    data = make_beir(tmp_path / "toy")
+    real, finished = runner._finish_setting, []
+
+    def finish(ds, s, *a):
+        finished.append(s.name)
+        if s.name == "sounding.bm25.multifield.anserini":
+            raise RuntimeError("scoring failed")
+        return real(ds, s, *a)
+
+    started = []
+    res = run_experiment([str(data)], tmp_path / "ok", layouts=["flat", "multifield"],
+                         log=lambda m: started.append(m.removeprefix("toy: ")) if m.startswith("toy: ") else None)
+    assert [r.setting for r in res.rows] == started and len(started) == 8  # rows in the settings' order
+    monkeypatch.setattr(runner, "_finish_setting", finish)
+    with pytest.raises(RuntimeError, match="scoring failed"):
+        run_experiment([str(data)], tmp_path / "bad", layouts=["flat", "multifield"], log=lambda m: None)
+    assert "sounding.bm25.multifield.anserini" in finished
+
+
 def test_searcher_analyses_a_repeated_batch_once(tmp_path, monkeypatch):
     data_path = tmp_path / "ix"
     build_index([Document(f"d{i}", "", w, i + 1) for i, w in enumerate(["a b", "b c", "c d", "a d"])], data_path)

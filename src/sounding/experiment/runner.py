@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -172,10 +173,13 @@ def run_experiment(
                 log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
                     f"at most {index_info['n_docs']:,} per query")
             searchers: dict = {}  # this dataset's Searcher, shared by its settings
-            with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext():
+            with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
+                    _Finisher(enabled=not on_ray) as finisher:
                 for s in settings:
-                    row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray, gzip_runs,
-                                       searchers, None if on_ray else judged)  # shards number documents their way
+                    finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray,
+                                                 gzip_runs, searchers, None if on_ray else judged,  # shards: own numbers
+                                                 finisher.later(s)))
+                for s, row in finisher.rows():
                     rows.append(row)
                     if row.crosscheck and not row.crosscheck["ok"]:
                         checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
@@ -240,9 +244,52 @@ def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> JudgedDocs | N
 
 
 # -- one setting -------------------------------------------------------------------------------
+class _Finisher:
+    """Finishes a Sounding BM25 setting (run file, scores, cross-check, row) in a second thread while the next
+    setting is searched: the search kernels and the run-file formatting run outside Python's lock, so on two
+    cores a setting costs about the longer of its search and its finishing, not their sum. At most one
+    setting is finished at a time and at most one waits (memory: two settings' hits); rows come out in the
+    settings' order. Every other setting (and --ray's) runs whole in the calling thread, after the
+    finishing in flight: a user system's row reads the reference row's per-query file."""
+
+    def __init__(self, *, enabled: bool):
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sounding-finish") if enabled else None
+        self._done: list = []  # (setting, row or Future), in order
+
+    def later(self, s: Setting):
+        """The executor to finish setting `s` on, or None (finish it here, after what is in flight)."""
+        if self._pool is not None and s.arm == "bm25" and s.engine == "sounding":
+            return self
+        self.wait()
+        return None
+
+    def submit(self, finish):
+        self.wait()  # the previous setting is finished before this one starts finishing
+        return self._pool.submit(finish)
+
+    def add(self, s: Setting, got) -> None:
+        self._done.append((s, got))
+
+    def wait(self) -> None:
+        for _, got in self._done:
+            if isinstance(got, Future):
+                got.result()
+
+    def rows(self):
+        return [(s, got.result() if isinstance(got, Future) else got) for s, got in self._done]
+
+    def __enter__(self) -> "_Finisher":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)  # an error in the search still lets the file in progress complete
+
+
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
                  on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
-                 judged: JudgedDocs | None = None) -> ResultRow:
+                 judged: JudgedDocs | None = None, later: _Finisher | None = None) -> ResultRow | Future:
+    """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
@@ -276,6 +323,15 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
     run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
+    finish = functools.partial(_finish_setting, ds, s, out, index_info, k, measures, key, row_file, run_file, run,
+                               results, seconds, extra, threads, judged, on_ray)
+    return later.submit(finish) if later is not None else finish()
+
+
+def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int, measures: list[str], key: str,
+                    row_file: Path, run_file: Path, run, results, seconds: float, extra: dict, threads: int,
+                    judged: JudgedDocs | None, on_ray) -> ResultRow:
+    """Write the run file, score, cross-check, and write the per-query values and the row."""
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
     # a Sounding search's run is written and scored from its arrays (experiment/scoring.py: the same bytes
     # and values as from dicts), the writing in a second thread
@@ -332,6 +388,8 @@ def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_r
         results = searcher.search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
                                   lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
                                   proximity=s.proximity, typos=s.typos)
+        if not on_ray:
+            searcher.release_postings()  # the next setting may read other fields: their pages, not these, stay
         return results.to_run() if dicts or not hasattr(results, "write_run") else None, results.seconds, results
     from ..engines import get_engine
 
