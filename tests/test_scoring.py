@@ -222,6 +222,29 @@ def test_run_finishes_settings_beside_the_next_search_in_order_and_reports_its_e
     assert "sounding.bm25.multifield.anserini" in finished
 
 
+def test_run_hashes_an_unchanged_corpus_once(tmp_path, monkeypatch):
+    import os
+
+    from sounding.experiment import run_experiment, runner
+    from test_harness import make_beir
+
+    data = make_beir(tmp_path / "toy")
+    hashed = []
+    real = runner._file_sha256
+    monkeypatch.setattr(runner, "_file_sha256", lambda p: hashed.append(p) or real(p))
+    first = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
+                           log=lambda m: None)
+    again = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
+                           log=lambda m: None)
+    assert len(hashed) == 1 and first.to_dicts()[0]["metrics"] == again.to_dicts()[0]["metrics"]
+    corpus = load_dataset(str(data)).corpus_path
+    st = os.stat(corpus)
+    os.utime(corpus, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # touched: hashed again, same index
+    run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
+                   log=lambda m: None)
+    assert len(hashed) == 2 and len([p for p in (tmp_path / "out" / "indexes").iterdir() if p.is_dir()]) == 1
+
+
 def test_searcher_analyses_a_repeated_batch_once(tmp_path, monkeypatch):
     data_path = tmp_path / "ix"
     build_index([Document(f"d{i}", "", w, i + 1) for i, w in enumerate(["a b", "b c", "c d", "a d"])], data_path)
