@@ -183,7 +183,7 @@ def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_pa
 
     data = make_beir(tmp_path / "toy")
     opened, analysed = [], []
-    real_matches = Searcher._matches
+    real_batch = Searcher._analyse_batch
 
     class Counting(Searcher):
         def __init__(self, *a, **kw):
@@ -191,7 +191,7 @@ def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_pa
             super().__init__(*a, **kw)
 
     monkeypatch.setattr(runner, "Searcher", Counting)
-    monkeypatch.setattr(Searcher, "_matches", lambda self, text, *a: analysed.append(text) or real_matches(self, text, *a))
+    monkeypatch.setattr(Searcher, "_analyse_batch", lambda self, texts, *a: analysed.extend(texts) or real_batch(self, texts, *a))
     res = run_experiment([str(data)], tmp_path / "out", layouts=["flat", "multifield", "bm25f"], params=["anserini"],
                          log=lambda m: None)
     assert len(res.rows) == 5 and len(opened) == 1  # bm25f has no Lucene arithmetic
@@ -250,8 +250,8 @@ def test_searcher_analyses_a_repeated_batch_once(tmp_path, monkeypatch):
     build_index([Document(f"d{i}", "", w, i + 1) for i, w in enumerate(["a b", "b c", "c d", "a d"])], data_path)
     s = Searcher(data_path)
     calls = []
-    real = Searcher._matches
-    monkeypatch.setattr(Searcher, "_matches", lambda self, text, *a: calls.append(text) or real(self, text, *a))
+    real = Searcher._analyse_batch
+    monkeypatch.setattr(Searcher, "_analyse_batch", lambda self, texts, *a: calls.extend(texts) or real(self, texts, *a))
     qs = {"q1": "a", "q2": "c d"}
     first = s.search(qs, k=3)
     again = s.search(qs, layout="multifield", k1=1.2, k=3)
@@ -261,6 +261,8 @@ def test_searcher_analyses_a_repeated_batch_once(tmp_path, monkeypatch):
     s.search(qs, k=3, typos=True)  # and typo matching is another analysis
     assert calls == ["a", "c d", "b", "a", "c d"]
     assert first.to_run() == s.search(qs, k=3).to_run()
+    # analysed as a batch or one at a time: the same hits
+    assert first.to_run() == {q: Searcher(data_path).search({q: t}, k=3).to_run()[q] for q, t in qs.items()}
 
 
 def test_run_scifact_rows_are_those_of_the_dict_path(shared_data, tmp_path, monkeypatch):
