@@ -116,8 +116,9 @@ def test_scores_order_and_repeated_qids(tmp_path):
         [("a", 123456.0625), ("b", 1e22), ("c", 9.999999995e-5), ("d", 1e-30), ("e", -0.0)],
         [("c", 1.0)],
         [("a", 12.5), ("b", 12.5), ("c", 1e9 + 0.5)],
+        [("éa", 3.0), ("a", 2.0), ("ü", 1.0)],  # ids starting with a non-ASCII byte: Python formats the query
     ]
-    res = _results(["z", "m", "z", "b"], hits)
+    res = _results(["z", "m", "z", "b", "y"], hits)
     _same_bytes(res, tmp_path)
     _same_bytes(res, tmp_path, remove_self_hits=True)
     assert list(sorted_rows(["z", "m", "z", "b"])) == [3, 1, 2]
@@ -126,7 +127,9 @@ def test_scores_order_and_repeated_qids(tmp_path):
 def test_bad_ids_and_scores_are_one_line_errors(tmp_path):
     cases = [(["q"], [[("a b", 1.0)]], "whitespace"), (["q"], [[("a\xa0b", 1.0)]], "whitespace"),
              (["q x"], [[("a", 1.0)]], "whitespace"), ([""], [[("a", 1.0)]], "empty"),
-             (["q"], [[("a", math.inf)]], "not finite"), (["q"], [[("a", math.nan)]], "not finite")]
+             (["q"], [[("a", math.inf)]], "not finite"), (["q"], [[("a", math.nan)]], "not finite"),
+             # the kernel checks an id's first byte apart from the rest (gathered ahead): at the start too
+             (["q"], [[("ok", 2.0), ("\x1cb", 1.0)]], "whitespace"), (["q"], [[("\xa0b", 1.0)]], "whitespace")]
     for qids, hits, why in cases:
         res = _results(qids, hits)
         with pytest.raises(SoundingError, match=why):

@@ -69,6 +69,19 @@ def test_arrays_score_as_the_dicts_on_random_ties(seed):
     assert got.checked == got.judged
 
 
+def test_judged_docs_made_once_score_as_made_each_time():
+    from sounding.experiment.scoring import judged_docs
+
+    qrels, queries, res = _random_case(3)
+    judged = judged_docs(qrels, res.docids)
+    assert judged.unique and judged.found() == sum(d in set(res.docids) for q in judged.qids for d in qrels[q])
+    _same(score_results(qrels, queries, BEIR_MEASURES, res, judged=judged),
+          score_run(qrels, queries, BEIR_MEASURES, res.to_run()))
+    other = judged_docs({"q1": {"d1": 1}}, res.docids)  # made for other qrels: not used, made again
+    _same(score_results(qrels, queries, BEIR_MEASURES, res, judged=other),
+          score_run(qrels, queries, BEIR_MEASURES, res.to_run()))
+
+
 def test_a_large_query_set_is_crosschecked_on_a_sample(monkeypatch):
     qrels, queries, res = _random_case(1)
     monkeypatch.setattr(scoring, "CROSSCHECK_QUERIES", 10)
@@ -135,7 +148,8 @@ def test_real_datasets_every_setting(beir_dir, tmp_path, name):
 def _rows_by_dicts(monkeypatch):
     """Make `sounding run` score every setting the dict way (the reference)."""
     monkeypatch.setattr(scoring, "score_results",
-                        lambda qrels, queries, ms, results, pool_k=10: score_run(qrels, queries, ms, results.to_run(), pool_k))
+                        lambda qrels, queries, ms, results, pool_k=10, judged=None:
+                        score_run(qrels, queries, ms, results.to_run(), pool_k))
 
 
 TIMES = ("search_seconds", "qps", "index_seconds")  # clock readings: they differ from one run to the next
@@ -163,6 +177,94 @@ def test_run_rows_and_files_are_those_of_the_dict_path(tmp_path, monkeypatch):
 
 
 @pytest.mark.realdata
+def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_path, monkeypatch):
+    from sounding.experiment import run_experiment, runner
+    from test_harness import make_beir
+
+    data = make_beir(tmp_path / "toy")
+    opened, analysed = [], []
+    real_batch = Searcher._analyse_batch
+
+    class Counting(Searcher):
+        def __init__(self, *a, **kw):
+            opened.append(a)
+            super().__init__(*a, **kw)
+
+    monkeypatch.setattr(runner, "Searcher", Counting)
+    monkeypatch.setattr(Searcher, "_analyse_batch", lambda self, texts, *a: analysed.extend(texts) or real_batch(self, texts, *a))
+    res = run_experiment([str(data)], tmp_path / "out", layouts=["flat", "multifield", "bm25f"], params=["anserini"],
+                         log=lambda m: None)
+    assert len(res.rows) == 5 and len(opened) == 1  # bm25f has no Lucene arithmetic
+    queries = load_dataset(str(data)).queries
+    assert sorted(analysed) == sorted(queries.values())  # once each, not once per setting
+
+
+def test_run_finishes_settings_beside_the_next_search_in_order_and_reports_its_errors(tmp_path, monkeypatch):
+    from sounding.experiment import run_experiment, runner
+    from test_harness import make_beir
+
+    data = make_beir(tmp_path / "toy")
+    real, finished = runner._finish_setting, []
+
+    def finish(ds, s, *a):
+        finished.append(s.name)
+        if s.name == "sounding.bm25.multifield.anserini":
+            raise RuntimeError("scoring failed")
+        return real(ds, s, *a)
+
+    started = []
+    res = run_experiment([str(data)], tmp_path / "ok", layouts=["flat", "multifield"],
+                         log=lambda m: started.append(m.removeprefix("toy: ")) if m.startswith("toy: ") else None)
+    assert [r.setting for r in res.rows] == started and len(started) == 8  # rows in the settings' order
+    monkeypatch.setattr(runner, "_finish_setting", finish)
+    with pytest.raises(RuntimeError, match="scoring failed"):
+        run_experiment([str(data)], tmp_path / "bad", layouts=["flat", "multifield"], log=lambda m: None)
+    assert "sounding.bm25.multifield.anserini" in finished
+
+
+def test_run_hashes_an_unchanged_corpus_once(tmp_path, monkeypatch):
+    import os
+
+    from sounding.experiment import run_experiment, runner
+    from test_harness import make_beir
+
+    data = make_beir(tmp_path / "toy")
+    hashed = []
+    real = runner._file_sha256
+    monkeypatch.setattr(runner, "_file_sha256", lambda p: hashed.append(p) or real(p))
+    first = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
+                           log=lambda m: None)
+    again = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
+                           log=lambda m: None)
+    assert len(hashed) == 1 and first.to_dicts()[0]["metrics"] == again.to_dicts()[0]["metrics"]
+    corpus = load_dataset(str(data)).corpus_path
+    st = os.stat(corpus)
+    os.utime(corpus, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # touched: hashed again, same index
+    run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
+                   log=lambda m: None)
+    assert len(hashed) == 2 and len([p for p in (tmp_path / "out" / "indexes").iterdir() if p.is_dir()]) == 1
+
+
+def test_searcher_analyses_a_repeated_batch_once(tmp_path, monkeypatch):
+    data_path = tmp_path / "ix"
+    build_index([Document(f"d{i}", "", w, i + 1) for i, w in enumerate(["a b", "b c", "c d", "a d"])], data_path)
+    s = Searcher(data_path)
+    calls = []
+    real = Searcher._analyse_batch
+    monkeypatch.setattr(Searcher, "_analyse_batch", lambda self, texts, *a: calls.extend(texts) or real(self, texts, *a))
+    qs = {"q1": "a", "q2": "c d"}
+    first = s.search(qs, k=3)
+    again = s.search(qs, layout="multifield", k1=1.2, k=3)
+    assert calls == ["a", "c d"]
+    assert (again.docs == s.search(qs, layout="multifield", k1=1.2, k=3).docs).all()
+    s.search({"q1": "b"}, k=3)  # other texts are analysed
+    s.search(qs, k=3, typos=True)  # and typo matching is another analysis
+    assert calls == ["a", "c d", "b", "a", "c d"]
+    assert first.to_run() == s.search(qs, k=3).to_run()
+    # analysed as a batch or one at a time: the same hits
+    assert first.to_run() == {q: Searcher(data_path).search({q: t}, k=3).to_run()[q] for q, t in qs.items()}
+
+
 def test_run_scifact_rows_are_those_of_the_dict_path(shared_data, tmp_path, monkeypatch):
     from sounding.experiment import run_experiment
 

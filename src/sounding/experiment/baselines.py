@@ -32,7 +32,7 @@ _ANSERINI = (0.9, 0.4)  # k1, b of every Pyserini/Anserini BM25 baseline
 def _load() -> dict[str, dict]:
     """condition -> {"meta": {...}, "tables": [{"split", "values": {dataset: {measure: v}}, "notes"}]}."""
     text = resources.files(__package__).joinpath(_FILE).read_text(encoding="utf-8")
-    raw = yaml.safe_load(text) or {}
+    raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}  # libyaml when built: 8x faster
     out: dict[str, dict] = {}
     for name, cond in (raw.get("conditions") or {}).items():
         where = f"conditions.{name}"

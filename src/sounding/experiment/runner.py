@@ -5,6 +5,7 @@ Layout of an output folder (everything keyed by content, so a second run reuses 
     OUT/run.json                    metadata, format version, gate verdict
     OUT/results.json                list of rows, one per dataset × setting
     OUT/indexes/<dataset>-<key>/    index, key = sha256(corpus file, analyzer, index format)
+    OUT/indexes/corpus-sha256.json  each corpus file's sha256, under its size, modification time and inode
     OUT/indexes/<dataset>-<key>-<N>shards/   the same as N shards, built on Ray (`--ray`, see on_ray.py)
     OUT/runs/<dataset>/<setting>.trec       (.trec.gz with gzip_runs, `--runs gz`)
     OUT/rows/<dataset>/<setting>.json      the row + the cache key it was computed under
@@ -21,6 +22,7 @@ import json
 import os
 import platform
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -39,7 +41,8 @@ from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
-from .scoring import judged_in_collection, write_and_score
+from ..eval.metrics import judged_qids
+from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
 from .settings import Setting, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
@@ -165,17 +168,24 @@ def run_experiment(
                 index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
             if phase == "index":
                 continue
-            _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray else Index(index_dir, verify=False).docids)
+            judged = _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray
+                                                else Index(index_dir, verify=False).docids)
             if hits and hits > (index_info.get("n_docs") or hits):
                 log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
                     f"at most {index_info['n_docs']:,} per query")
-            with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext():
+            searchers: dict = {}  # this dataset's Searcher, shared by its settings
+            with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
+                    _Finisher(enabled=not on_ray) as finisher:
                 for s in settings:
-                    row = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray, gzip_runs)
+                    finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray,
+                                                 gzip_runs, searchers, None if on_ray else judged,  # shards: own numbers
+                                                 finisher.later(s)))
+                for s, row in finisher.rows():
                     rows.append(row)
                     if row.crosscheck and not row.crosscheck["ok"]:
                         checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
                                              f"{row.crosscheck['max_diff']:.2e}")
+            searchers.clear()  # its arrays go before the next dataset is indexed
     failures = gate_failures(rows) if gate else []
     if phase != "index":
         _write_json(out / "results.json", [r.to_dict() for r in rows])
@@ -205,7 +215,7 @@ def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log)
 # -- indexing ----------------------------------------------------------------------------------
 def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = False) -> tuple[Path, dict]:
     analyzer = default_analyzer(ds.language)
-    key = _digest(_file_sha256(ds.corpus_path), analyzer, f"index-format-{INDEX_FORMAT}",
+    key = _digest(_corpus_sha256(Path(ds.corpus_path), out), analyzer, f"index-format-{INDEX_FORMAT}",
                   *(["positions"] if positions else []))
     index_dir = out / "indexes" / f"{ds.name}-{key[:12]}"
     info_file = index_dir / "build.json"
@@ -222,17 +232,89 @@ def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = Fal
     return index_dir, info
 
 
-def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> None:
-    """A corpus that holds none of the judged documents would score 0 everywhere: say so instead."""
+def _corpus_sha256(path: Path, out: Path) -> str:
+    """sha256 of a corpus file, remembered in OUT/indexes/corpus-sha256.json under the file's path, size,
+    modification time and inode: hashing it cost every `sounding run` ~0.7 s at NQ size (0.6 GB). A file
+    that changed in any of these is hashed again (as an index's checksums are: docs/reliability.md)."""
+    st = path.stat()
+    state = [st.st_size, st.st_mtime_ns, st.st_ino]
+    memo_file = out / "indexes" / "corpus-sha256.json"
+    name = str(path.resolve())
+    try:
+        memo = json.loads(memo_file.read_text())
+        entry = memo.get(name) if isinstance(memo, dict) else None
+    except (OSError, ValueError):
+        memo, entry = {}, None
+    if isinstance(entry, dict) and entry.get("state") == state and isinstance(entry.get("sha256"), str):
+        return entry["sha256"]
+    sha = _file_sha256(path)
+    memo = memo if isinstance(memo, dict) else {}
+    memo[name] = {"state": state, "sha256": sha}
+    with contextlib.suppress(OSError):  # a read-only folder: hashed again next time
+        memo_file.parent.mkdir(parents=True, exist_ok=True)
+        _write_json(memo_file, memo)
+    return sha
+
+
+def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> JudgedDocs | None:
+    """A corpus that holds none of the judged documents would score 0 everywhere: say so instead. Returns
+    where the judged documents are (`judged_docs`, for scoring every setting), None where it cannot say."""
+    located = judged_docs(ds.qrels, docids) if judged_qids(ds.qrels) else None
     judged = {d for j in ds.qrels.values() for d in j}
-    if judged and not judged_in_collection(judged, docids):
+    found = located.found() if located is not None and located.unique else None
+    if judged and not (found if found is not None else judged_in_collection(judged, docids)):
         raise SoundingError(f"{ds.name}: none of the {len(judged):,} judged documents of the qrels is in the corpus "
                             f"{ds.corpus_path}; are corpus and qrels from the same dataset?")
+    return located
 
 
 # -- one setting -------------------------------------------------------------------------------
+class _Finisher:
+    """Finishes a Sounding BM25 setting (run file, scores, cross-check, row) in a second thread while the next
+    setting is searched: the search kernels and the run-file formatting run outside Python's lock, so on two
+    cores a setting costs about the longer of its search and its finishing, not their sum. At most one
+    setting is finished at a time and at most one waits (memory: two settings' hits); rows come out in the
+    settings' order. Every other setting (and --ray's) runs whole in the calling thread, after the
+    finishing in flight: a user system's row reads the reference row's per-query file."""
+
+    def __init__(self, *, enabled: bool):
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sounding-finish") if enabled else None
+        self._done: list = []  # (setting, row or Future), in order
+
+    def later(self, s: Setting):
+        """The executor to finish setting `s` on, or None (finish it here, after what is in flight)."""
+        if self._pool is not None and s.arm == "bm25" and s.engine == "sounding":
+            return self
+        self.wait()
+        return None
+
+    def submit(self, finish):
+        self.wait()  # the previous setting is finished before this one starts finishing
+        return self._pool.submit(finish)
+
+    def add(self, s: Setting, got) -> None:
+        self._done.append((s, got))
+
+    def wait(self) -> None:
+        for _, got in self._done:
+            if isinstance(got, Future):
+                got.result()
+
+    def rows(self):
+        return [(s, got.result() if isinstance(got, Future) else got) for s, got in self._done]
+
+    def __enter__(self) -> "_Finisher":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)  # an error in the search still lets the file in progress complete
+
+
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
-                 on_ray=None, gzip_runs: bool = False) -> ResultRow:
+                 on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
+                 judged: JudgedDocs | None = None, later: _Finisher | None = None) -> ResultRow | Future:
+    """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
@@ -250,7 +332,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     extra: dict = {}
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
     if s.arm == "bm25":
-        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False)
+        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False, searchers=searchers)
     elif s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
         from .user_systems import run_user
 
@@ -259,17 +341,27 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         from .arms import ArmContext, run_arm
 
         ctx = ArmContext(out=out, k=k_docs, threads=threads,
-                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray)[0], log=log,
+                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray, searchers=searchers)[0],
+                         log=log,
                          ray=on_ray)
         arm = run_arm(s, ds, ctx)
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
     run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
+    finish = functools.partial(_finish_setting, ds, s, out, index_info, k, measures, key, row_file, run_file, run,
+                               results, seconds, extra, threads, judged, on_ray)
+    return later.submit(finish) if later is not None else finish()
+
+
+def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int, measures: list[str], key: str,
+                    row_file: Path, run_file: Path, run, results, seconds: float, extra: dict, threads: int,
+                    judged: JudgedDocs | None, on_ray) -> ResultRow:
+    """Write the run file, score, cross-check, and write the per-query values and the row."""
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
     # a Sounding search's run is written and scored from its arrays (experiment/scoring.py: the same bytes
     # and values as from dicts), the writing in a second thread
     scored = write_and_score(run_file, s.name, ds.qrels, ds.queries, measures, results=results, run=run,
-                             pool_k=POOL_K)
+                             pool_k=POOL_K, judged=judged)
     per_query, unjudged, metrics, raw_metrics = scored.per_query, scored.unjudged, scored.metrics, scored.raw_metrics
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)
@@ -305,13 +397,24 @@ def _pool_holes(qrels: dict, unjudged: dict[str, int]) -> dict:
             "judged_nonrelevant": sum(1 for j in qrels.values() for g in j.values() if g == 0)}
 
 
-def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None, dicts: bool = True):
-    """(run dict, or None when `dicts` is False and the hits are arrays; seconds; the results or None)."""
+def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None, dicts: bool = True,
+            searchers: dict | None = None):
+    """(run dict, or None when `dicts` is False and the hits are arrays; seconds; the results or None).
+    `searchers` ({index folder: Searcher}) keeps the Searcher for the next setting."""
     if s.engine == "sounding":
-        searcher = on_ray or Searcher(index_dir)  # --ray: the shard actors, merged exactly (same run file)
+        if on_ray:  # the shard actors, merged exactly (same run file)
+            searcher = on_ray
+        else:  # one Searcher for every setting of the dataset: the index opened, the queries analysed once
+            searcher = searchers.get(index_dir) if searchers is not None else None
+            if searcher is None:
+                searcher = Searcher(index_dir)
+                if searchers is not None:
+                    searchers[index_dir] = searcher
         results = searcher.search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
                                   lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
                                   proximity=s.proximity, typos=s.typos)
+        if not on_ray:
+            searcher.release_postings()  # the next setting may read other fields: their pages, not these, stay
         return results.to_run() if dicts or not hasattr(results, "write_run") else None, results.seconds, results
     from ..engines import get_engine
 
