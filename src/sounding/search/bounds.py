@@ -26,20 +26,24 @@ def _impact_maxima(impacts, out):
 
 
 @nb.njit(nogil=True, cache=True)
-def _lucene_maxima(lo, hi, base, docs, tfs, inv_norms, out):
-    """Raise out[(p − base) >> BLOCK_SHIFT] to the float32 tf·(1/norm) of postings lo..hi−1 of one
-    field: Lucene's score is an increasing function of it, computed in float32 steps that keep order."""
+def _field_maxima(lo, hi, base, docs, tfs, norms_f, product, out):
+    """Raise out[(p − base) >> BLOCK_SHIFT] to the float32 tf·norm (`product`: Lucene's 1/norm, or
+    BM25F's 1/B_f) or tf / (tf + norm) (windowed.fill_impacts' bits) of postings lo..hi−1 of one
+    field. A score part is an increasing function of either."""
     for p in range(lo, hi):
         b = (p - base) >> BLOCK_SHIFT
-        out[b] = max(out[b], np.float32(tfs[p]) * inv_norms[docs[p]])
+        tf = np.float32(tfs[p])
+        nd = norms_f[docs[p]]
+        out[b] = max(out[b], tf * nd if product else tf / (tf + nd))
 
 
-def block_maxima(offsets, docs, tfs, norms, impacts, base: int, hi: int, fields: list[int], lucene: bool) -> np.ndarray:
-    """float32 maxima per block of the postings base..hi−1 (the span of the layout's `fields`)."""
+def block_maxima(offsets, docs, tfs, norms, impacts, base: int, hi: int, fields: list[int], product: bool) -> np.ndarray:
+    """float32 maxima per block of the postings base..hi−1 (the span of the layout's `fields`): of
+    `impacts` when given (not empty), else of tf·norm (`product`) or tf / (tf + norm) per posting."""
     out = np.zeros(-(-(hi - base) // BLOCK), dtype=np.float32)
-    if lucene:
-        for f in fields:
-            _lucene_maxima(int(offsets[f, 0]), int(offsets[f, -1]), base, docs, tfs, norms[f], out)
-    else:
+    if len(impacts) and not product:
         _impact_maxima(impacts, out)
+    else:
+        for f in fields:
+            _field_maxima(int(offsets[f, 0]), int(offsets[f, -1]), base, docs, tfs, norms[f], product, out)
     return out

@@ -16,7 +16,7 @@ from ..analysis import get_analyzer
 from .. import validate
 from ..errors import SoundingError
 from ..index import Index
-from . import bm25, bounds, clauses, topk, windowed, windowed_packed
+from . import bm25, bounds, clauses, grouped, topk, windowed, windowed_packed
 from ..index.packed import decode_list
 from ..index.pages import release_pages as _release_pages
 from .ties import apply_anserini_ties
@@ -24,6 +24,7 @@ from .layouts import Layout
 
 
 SUM_LAYOUTS = ("flat", "multifield")  # one group of clauses: the pruned sum kernel
+GROUPED_LAYOUTS = ("multifield-max", "bm25f")  # sums in the query's order: the pruned grouped kernel
 IMPACT_BLOCK = 1 << 22  # postings per block when computing impacts (4 M), released block by block
 SETUP_THREADS = 4  # at most, for a setting's impacts (compiled, no GIL): whatever cores the machine has, up to this
 
@@ -257,7 +258,7 @@ class Searcher:
             self.analyze("warm up")
             self._clauses([[]], lay, k1, b, lucene)
             self._compiled.add(("clauses", lucene))
-        kernel = (lay.name if lay.name in ("bm25f", "multifield-max") else "sum", lucene)
+        kernel = (lay.name if lay.name in GROUPED_LAYOUTS else "sum", lucene, self.prune)
         if kernel not in self._compiled:
             empty = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64),
                      np.zeros(0, np.int64), np.zeros(0, np.float64))
@@ -463,6 +464,27 @@ class Searcher:
             buf["term_touched"] = np.empty(n + 1, np.int64)
         return buf
 
+    def _window_group_buffers(self, n_acc: int, queries: topk.Clauses, postings) -> dict:
+        """This thread's scratch for the grouped kernel: n_acc window sums, a window of pseudo term
+        frequencies and their list (zeroed, handed back zeroed), and for packed postings room to
+        decode the longest query's lists (grown as needed)."""
+        buf = self._local.buf
+        w = buf["wacc"].shape[0]
+        if buf.get("gacc") is None or buf["gacc"].shape[0] < n_acc:
+            buf["gacc"] = np.zeros((n_acc, w), np.float64)
+            buf["pseudo"], buf["ptouched"] = np.zeros(w, np.float64), np.empty(w, np.int64)
+        need = 0
+        if self._packed is not None:
+            a, z = int(queries.q_ptr[0]), int(queries.q_ptr[-1])
+            f, t = queries.field[a:z], queries.term[a:z]
+            reach = np.concatenate([[0], np.cumsum(self._offsets[f, t + 1] - self._offsets[f, t])])
+            need = int(np.diff(reach[queries.q_ptr - a]).max(initial=0))
+        if "qdbuf" not in buf or len(buf["qdbuf"]) < need:
+            buf["qdbuf"] = np.empty(need, np.uint32)
+            buf["qtbuf"] = np.empty(need, self._tf_dtype if self._packed is not None else self._tfs.dtype)
+        return {"gacc": buf["gacc"][:n_acc], "pseudo": buf["pseudo"], "ptouched": buf["ptouched"],
+                "qdbuf": buf["qdbuf"], "qtbuf": buf["qtbuf"]}
+
     def _setting(self, lay: Layout, k1, b, lucene) -> dict:
         """What the kernels need for one BM25 setting: norms, impacts and block maxima for the sum
         kernel, the layout's fields and weights. The last setting is kept: a query-at-a-time caller
@@ -476,15 +498,17 @@ class Searcher:
         lay_weights = np.array(list(lay.weights.values()), dtype=np.float64)
         norms = self._norms(lay, k1, b, lucene)
         impacts, base, maxima, lo = np.zeros(0, np.float32), 0, np.zeros(0, np.float32), 0
-        if lay.name in SUM_LAYOUTS and self._packed is not None:
-            maxima = self._packed_maxima(norms, [self.index.manifest.fields.index(f) for f in lay.weights], lucene)
-        elif lay.name in SUM_LAYOUTS:
-            fields = [self.index.manifest.fields.index(f) for f in lay.weights]
-            lo = int(min(self._offsets[f, 0] for f in fields))
-            hi = int(max(self._offsets[f, -1] for f in fields))
-            if not lucene:
-                impacts, base = self._impacts(norms, fields)
-            maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, fields, lucene)
+        # block maxima bound tf·norm for bm25f (norm = 1/B_f) and Lucene's arithmetic, else tf/(tf + norm)
+        product = lucene or lay.name == "bm25f"
+        searched = [fields.index(f) for f in lay.weights]
+        if self._packed is not None:
+            maxima = self._packed_maxima(norms, searched, product)
+        else:
+            lo = int(min(self._offsets[f, 0] for f in searched))
+            hi = int(max(self._offsets[f, -1] for f in searched))
+            if lay.name in SUM_LAYOUTS and not lucene:  # the sum kernel reads impacts, not tfs
+                impacts, base = self._impacts(norms, searched)
+            maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, searched, product)
         return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo,
                 "lay_fields": lay_fields, "lay_weights": lay_weights}
 
@@ -499,7 +523,15 @@ class Searcher:
         ranking = topk.Ranking(self._rank, self._rank_to_doc, self._rank_bits, k)
         out = topk.TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
         selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
-        if lay.name == "bm25f":
+        if lay.name in GROUPED_LAYOUTS and self.prune:
+            bm25f = lay.name == "bm25f"
+            g = self._window_group_buffers(1 if bm25f else 2, queries, postings)
+            return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), 1 if bm25f else 2, postings,
+                                          norms, lucene, setting["maxima"], setting["maxima_base"],
+                                          windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
+                                          buf["wtouched"], g["pseudo"], g["ptouched"], selection, g["qdbuf"],
+                                          g["qtbuf"])
+        if lay.name == "bm25f":  # every posting scored, term at a time (prune off)
             g = self._group_buffers(1)
             topk.search_bm25f(queries, c_group, c_idf, float(k1), postings, norms, ranking, out,
                               buf["acc"], buf["touched"], g["term_touched"], g["total"], selection, g["dbuf"], g["tbuf"])
