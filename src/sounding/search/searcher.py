@@ -109,8 +109,9 @@ class Results:
 class Searcher:
     """BM25 over one index, with k1, b and the layout chosen per search (nothing baked in).
 
-    `prune` (default on) lets the flat and multifield layouts skip work that cannot change the
-    top k (exact dynamic pruning, windowed.search_windowed); off, every posting is scored. The results
+    `prune` (default on) lets every layout skip work that cannot change the top k (exact dynamic
+    pruning: windowed.py for flat and multifield, grouped.py for multifield-max and bm25f); off, every
+    posting is scored (bm25f and multifield-max by the term-at-a-time kernels of topk.py). The results
     are the same bit for bit; the switch is there to check that.
     """
 
@@ -144,7 +145,7 @@ class Searcher:
         self._local = threading.local()  # per-thread scratch buffers, reused across searches
         self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
         self.prune = True
-        self.postings_read = 0  # by the last search's flat/multifield kernel (read in full or looked up): a diagnostic
+        self.postings_read = 0  # by the last search's pruned kernel (read in full or looked up): a diagnostic
 
     # -- public -------------------------------------------------------------------------------
     def search(
@@ -508,13 +509,14 @@ class Searcher:
             hi = int(max(self._offsets[f, -1] for f in searched))
             if lay.name in SUM_LAYOUTS and not lucene:  # the sum kernel reads impacts, not tfs
                 impacts, base = self._impacts(norms, searched)
-            maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, searched, product)
+            maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, searched, product,
+                                         min(SETUP_THREADS, os.cpu_count() or 1))
         return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo,
                 "lay_fields": lay_fields, "lay_weights": lay_weights}
 
     def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> int:
         """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs; returns
-        the postings the flat/multifield kernel read (0 for the others)."""
+        the postings a pruned kernel read (0 for the term-at-a-time ones)."""
         ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
         queries = topk.Clauses(ptr[lo : hi + 1], c_field, c_term, c_weight)
         norms = setting["norms"]
