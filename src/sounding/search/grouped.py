@@ -181,36 +181,56 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
                 if part != 0.0:
                     acc[g, j] += part
             return nt, nt * (uz - ua)
-    n_p = 0  # BM25F: the term's documents, listed in ptouched as each is first met
-    for i in range(ua, uz):
+    if not bm25f:
+        c = first + ua
+        f = c_field[c]
+        w = c_weight[c]
+        g = c_group[c]
+        read += ends[ua] - cursor[ua]
+        for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+            d = np.uint64(docs[p])
+            j = d - u_start
+            if essential:
+                nt = _mark(wbits, wtouched, nt, j)
+                acc[g, j] += _mf_part(w, tfs[p], norms[f, d], lucene)
+            elif _is_set(wbits, j):
+                acc[g, j] += _mf_part(w, tfs[p], norms[f, d], lucene)
+        return nt, read
+    # BM25F: the term's clauses but the last add to pseudo (its documents listed in ptouched as first
+    # met); the last completes each of its documents' x and saturates it at once; then the documents
+    # the last clause lacks are saturated. x sums the clauses in their order either way.
+    idf = c_idf[first + ua]
+    n_p = 0
+    for i in range(ua, uz - 1):
         c = first + i
         f = c_field[c]
         w = c_weight[c]
         read += ends[i] - cursor[i]
-        if bm25f:
-            for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
-                d = np.uint64(docs[p])
-                j = d - u_start
-                if essential or _is_set(wbits, j):
-                    y = pseudo[j]
-                    ptouched[np.uint64(n_p)] = np.int64(j)
-                    n_p += y == 0.0
-                    pseudo[j] = y + w * tfs[p] * norms[f, d]
-        else:
-            g = c_group[c]
-            for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
-                d = np.uint64(docs[p])
-                j = d - u_start
-                if essential:
-                    nt = _mark(wbits, wtouched, nt, j)
-                    acc[g, j] += _mf_part(w, tfs[p], norms[f, d], lucene)
-                elif _is_set(wbits, j):
-                    acc[g, j] += _mf_part(w, tfs[p], norms[f, d], lucene)
-    if bm25f:  # the term's pseudo frequencies are complete: saturate
-        idf = c_idf[first + ua]
-        for x in range(n_p):
-            j = ptouched[x]
-            y = pseudo[j]
+        for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
+            d = np.uint64(docs[p])
+            j = d - u_start
+            if essential or _is_set(wbits, j):
+                y = pseudo[j]
+                ptouched[np.uint64(n_p)] = np.int64(j)
+                n_p += y == 0.0
+                pseudo[j] = y + w * tfs[p] * norms[f, d]
+    c = first + uz - 1
+    f = c_field[c]
+    w = c_weight[c]
+    read += ends[uz - 1] - cursor[uz - 1]
+    for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
+        d = np.uint64(docs[p])
+        j = d - u_start
+        if essential or _is_set(wbits, j):
+            y = pseudo[j] + w * tfs[p] * norms[f, d]  # 0.0 + part where no earlier clause has d: the part
+            pseudo[j] = 0.0
+            acc[0, j] = acc[0, j] + idf * y * (k1 + 1.0) / (y + k1)
+            if essential:
+                nt = _mark(wbits, wtouched, nt, j)
+    for x in range(n_p):
+        j = ptouched[x]
+        y = pseudo[j]
+        if y != 0.0:
             pseudo[j] = 0.0
             acc[0, j] = acc[0, j] + idf * y * (k1 + 1.0) / (y + k1)
             if essential:
