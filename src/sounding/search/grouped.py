@@ -8,13 +8,18 @@ for multifield-max one clause, added to its field's sum (a document scores the l
 A unit's bound in a window comes from block maxima (bounds.py): the largest float32 tf/B_f of
 each field clause (BM25F: saturation is increasing in x) or the largest impact of the clause.
 
-Why the order is kept: the summation order of today's kernels is the query's term order, not
-heaviest first, and a float64 sum in another order can round to another float32. So the units
-whose bounds add up to less than θ are found wherever they lie in the query (the lightest first);
-the leading run of the others is scored in full, document first touches marked in a bitmap;
-the later ones only mark the documents they hold; then every unit past that run adds, in query
-order, to the marked documents alone (a bit test per posting, or a binary search per document
-when they are few), dropping documents whose partial score plus the bounds left cannot reach θ.
+Pruning as in windowed.py: units are added heaviest first (static weight: idf, or the clause's
+weight); once the units left could together add less than θ in a window, they only add to the
+documents the others found (a bit test per posting, or a binary search per document when few),
+dropping documents whose partial score plus the bounds left cannot reach θ.
+
+Why scores are sometimes summed again: the term-at-a-time kernels add a document's parts in the
+query's term order, and a float64 sum in another order can round to another float32. Summed
+heaviest first, a score differs from the query-order sum by under (2n + 4) float64 ulps (n parts,
+all positive); a document whose float32 could change within that margin (a fraction (2n + 4)·2^-29
+of scores at random) and that can still reach θ is summed again in the query's order, each part
+looked up by binary search. So the bits are theirs without giving up the heaviest-first order that
+makes pruning work.
 
 Raw postings are read in place; packed ones are decoded a list at a time into one buffer per
 query (no pruning of the decoding, only of the scoring).
@@ -28,7 +33,7 @@ from numba.extending import overload
 from ..index.packed import decode_list
 from .bounds import BLOCK_SHIFT
 from .topk import _emit, _f32_bits
-from .windowed import PRUNE_SLACK, _kth_bits, _lower_bound, _raise_theta, _rank_ties, _window_end
+from .windowed import PRUNE_SLACK, _lower_bound, _raise_theta, _rank_ties, _window_end
 
 # Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
 # same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
@@ -183,27 +188,32 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
             return nt, nt * (uz - ua)
     if not bm25f:
         c = first + ua
-        f = c_field[c]
+        nf = norms[c_field[c]]  # rows, not 2-D indexing: unsigned indices, no wraparound checks
+        row = acc[c_group[c]]
         w = c_weight[c]
-        g = c_group[c]
         read += ends[ua] - cursor[ua]
-        for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
-            d = np.uint64(docs[p])
-            j = d - u_start
-            if essential:
+        if essential:
+            for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                d = np.uint64(docs[p])
+                j = d - u_start
                 nt = _mark(wbits, wtouched, nt, j)
-                acc[g, j] += _mf_part(w, tfs[p], norms[f, d], lucene)
-            elif _is_set(wbits, j):
-                acc[g, j] += _mf_part(w, tfs[p], norms[f, d], lucene)
+                row[j] += _mf_part(w, tfs[p], nf[d], lucene)
+        else:
+            for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                d = np.uint64(docs[p])
+                j = d - u_start
+                if _is_set(wbits, j):
+                    row[j] += _mf_part(w, tfs[p], nf[d], lucene)
         return nt, read
     # BM25F: the term's clauses but the last add to pseudo (its documents listed in ptouched as first
     # met); the last completes each of its documents' x and saturates it at once; then the documents
     # the last clause lacks are saturated. x sums the clauses in their order either way.
     idf = c_idf[first + ua]
+    row = acc[0]
     n_p = 0
     for i in range(ua, uz - 1):
         c = first + i
-        f = c_field[c]
+        nf = norms[c_field[c]]
         w = c_weight[c]
         read += ends[i] - cursor[i]
         for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
@@ -213,28 +223,35 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
                 y = pseudo[j]
                 ptouched[np.uint64(n_p)] = np.int64(j)
                 n_p += y == 0.0
-                pseudo[j] = y + w * tfs[p] * norms[f, d]
+                pseudo[j] = y + w * tfs[p] * nf[d]
     c = first + uz - 1
-    f = c_field[c]
+    nf = norms[c_field[c]]
     w = c_weight[c]
     read += ends[uz - 1] - cursor[uz - 1]
-    for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
-        d = np.uint64(docs[p])
-        j = d - u_start
-        if essential or _is_set(wbits, j):
-            y = pseudo[j] + w * tfs[p] * norms[f, d]  # 0.0 + part where no earlier clause has d: the part
+    if essential:
+        for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
+            d = np.uint64(docs[p])
+            j = d - u_start
+            y = pseudo[j] + w * tfs[p] * nf[d]  # 0.0 + part where no earlier clause has d: the part
             pseudo[j] = 0.0
-            acc[0, j] = acc[0, j] + idf * y * (k1 + 1.0) / (y + k1)
-            if essential:
-                nt = _mark(wbits, wtouched, nt, j)
+            row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
+            nt = _mark(wbits, wtouched, nt, j)
+    else:
+        for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
+            d = np.uint64(docs[p])
+            j = d - u_start
+            if _is_set(wbits, j):
+                y = pseudo[j] + w * tfs[p] * nf[d]
+                pseudo[j] = 0.0
+                row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
     for x in range(n_p):
-        j = ptouched[x]
+        j = np.uint64(ptouched[x])
         y = pseudo[j]
         if y != 0.0:
             pseudo[j] = 0.0
-            acc[0, j] = acc[0, j] + idf * y * (k1 + 1.0) / (y + k1)
+            row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
             if essential:
-                nt = _mark(wbits, wtouched, nt, np.uint64(j))
+                nt = _mark(wbits, wtouched, nt, j)
     return nt, read
 
 

@@ -465,7 +465,7 @@ class Searcher:
             buf["term_touched"] = np.empty(n + 1, np.int64)
         return buf
 
-    def _window_group_buffers(self, n_acc: int, queries: topk.Clauses, postings) -> dict:
+    def _window_group_buffers(self, n_acc: int, queries: topk.Clauses) -> dict:
         """This thread's scratch for the grouped kernel: n_acc window sums, a window of pseudo term
         frequencies and their list (zeroed, handed back zeroed), and for packed postings room to
         decode the longest query's lists (grown as needed)."""
@@ -487,9 +487,9 @@ class Searcher:
                 "qdbuf": buf["qdbuf"], "qtbuf": buf["qtbuf"]}
 
     def _setting(self, lay: Layout, k1, b, lucene) -> dict:
-        """What the kernels need for one BM25 setting: norms, impacts and block maxima for the sum
-        kernel, the layout's fields and weights. The last setting is kept: a query-at-a-time caller
-        repeats it, and rebuilding even the small parts cost ~20 µs a query."""
+        """What the kernels need for one BM25 setting: norms, block maxima for the pruned kernels
+        (and impacts for the sum kernel), the layout's fields and weights. The last setting is kept:
+        a query-at-a-time caller repeats it, and rebuilding even the small parts cost ~20 µs a query."""
         key = (lay.name, tuple(lay.weights.items()), tuple(sorted(lay.field_b.items())), float(k1), float(b), bool(lucene))
         return self._settings.get(key, lambda: self._make_setting(lay, k1, b, lucene))
 
@@ -527,8 +527,9 @@ class Searcher:
         selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
         if lay.name in GROUPED_LAYOUTS and self.prune:
             bm25f = lay.name == "bm25f"
-            g = self._window_group_buffers(1 if bm25f else 2, queries, postings)
-            return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), 1 if bm25f else 2, postings,
+            n_acc = 1 if bm25f else len(lay.weights)  # multifield-max: one sum per field
+            g = self._window_group_buffers(n_acc, queries)
+            return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), n_acc, postings,
                                           norms, lucene, setting["maxima"], setting["maxima_base"],
                                           windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
                                           buf["wtouched"], g["pseudo"], g["ptouched"], selection, g["qdbuf"],
