@@ -150,14 +150,18 @@ def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, d
 
 
 @nb.njit(nogil=True, cache=True)
-def _drop(rest, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits):
-    """Keep the listed documents whose score could still reach θ with `rest` more; the others are
-    unmarked, their sums zeroed. Returns how many are kept."""
+def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits):
+    """Keep the listed documents whose score could still reach θ, a group's sum with the most the
+    units left add to that group (rest[g, r]); the others are unmarked, their sums zeroed. Returns
+    how many are kept."""
     kept = 0
     for i in range(nt):
         j = wtouched[i]
         wtouched[kept] = j
-        if _f32_bits((_partial(acc, n_acc, j) + rest) * PRUNE_SLACK, cell, cell_bits) >= theta:
+        best = acc[0, j] + rest[0, r]
+        for g in range(1, n_acc):
+            best = max(best, acc[g, j] + rest[g, r])
+        if _f32_bits(best * PRUNE_SLACK, cell, cell_bits) >= theta:
             kept += 1
         else:
             for g in range(n_acc):
@@ -326,7 +330,10 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     ustart = np.empty(max_clauses + 1, np.int64)  # unit u: clauses ustart[u]..ustart[u+1]−1, in query order
     order = np.empty(max_clauses, np.int64)  # the units heaviest first: the order they are added in
     heavy = np.empty(max_clauses, np.float64)
-    rest = np.zeros(max_clauses + 1, np.float64)  # rest[r]: the most units order[r..] add in the window
+    # rest[g, r]: the most units order[r..] add to group g's sum in the window (a multifield-max score is
+    # its largest group sum: a document can reach at most the largest of its sums with their rests)
+    rest = np.zeros((n_acc, max_clauses + 1), np.float64)
+    ugroup = np.zeros(max_clauses, np.int64)  # each unit's group
     sums = np.zeros(n_acc, np.float64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
@@ -353,7 +360,9 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
         reordered = False
         for r in range(n_u):
             reordered |= order[r] != r
-        rest[n_u] = 0.0
+        for i in range(n_u):
+            ugroup[i] = 0 if bm25f else c_group[first + ustart[i]]
+        rest[:, n_u] = 0.0
         theta = np.uint64(0)  # float32 bits of a lower bound on the k-th best score
         m = 0
         for start in range(0, n_docs, window):
@@ -370,18 +379,25 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 xs[i] = x
             for r in range(n_u - 1, -1, -1):
                 u = order[r]
-                rest[r] = rest[r + 1] + _unit_bound(bm25f, first, ustart[u], ustart[u + 1], c_weight, c_idf, k1,
-                                                    lucene, xs)
+                for g in range(n_acc):
+                    rest[g, r] = rest[g, r + 1]
+                rest[ugroup[u], r] += _unit_bound(bm25f, first, ustart[u], ustart[u + 1], c_weight, c_idf, k1, lucene,
+                                                  xs)
             n_essential = n_u  # units from n_essential on (in order) cannot bring a document in alone
             if theta > 0:
-                while n_essential > 0 and _f32_bits(rest[n_essential - 1] * PRUNE_SLACK, cell, cell_bits) < theta:
+                while n_essential > 0:  # a document none of the units before found reaches at most this
+                    most = rest[0, n_essential - 1]
+                    for g in range(1, n_acc):
+                        most = max(most, rest[g, n_essential - 1])
+                    if _f32_bits(most * PRUNE_SLACK, cell, cell_bits) >= theta:
+                        break
                     n_essential -= 1
             nt = 0
             for r in range(n_u):
                 if r >= n_essential:
                     if nt == 0:
                         break
-                    nt = _drop(rest[r], theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits)
+                    nt = _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits)
                 u = order[r]
                 nt, got = _score_unit(bm25f, first, ustart[u], ustart[u + 1], start, c_field, c_weight, c_group,
                                       c_idf, k1, docs, tfs, norms, lucene, cursor, ends, acc, wbits, wtouched, nt,
