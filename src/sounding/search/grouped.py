@@ -309,8 +309,9 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     Lucene's 1/norm) or tf/(tf + norm) of posting p (block_of gives shift and base). Scratch, one
     window of documents (zeroed, handed back zeroed): `acc` (n_acc × window float64: one sum per
     multifield-max group, one for bm25f), `wbits` (window/64 uint64), `wtouched`, `pseudo` (float64),
-    `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all). Returns the
-    number of postings read or looked up."""
+    `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all).
+    `order_ulps`: ORDER_ULPS (a test raises it to sum nearly every score again in the query's order).
+    Returns the number of postings read or looked up."""
     q_ptr, c_field, c_term, c_weight = clauses
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
