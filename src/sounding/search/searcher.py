@@ -16,7 +16,7 @@ from ..analysis import get_analyzer
 from .. import validate
 from ..errors import SoundingError
 from ..index import Index
-from . import bm25, bounds, clauses, topk, windowed, windowed_packed
+from . import bm25, bounds, clauses, grouped, topk, windowed, windowed_packed
 from ..index.packed import decode_list
 from ..index.pages import release_pages as _release_pages
 from .ties import apply_anserini_ties
@@ -24,6 +24,7 @@ from .layouts import Layout
 
 
 SUM_LAYOUTS = ("flat", "multifield")  # one group of clauses: the pruned sum kernel
+GROUPED_LAYOUTS = ("multifield-max", "bm25f")  # sums in the query's order: the pruned grouped kernel
 IMPACT_BLOCK = 1 << 22  # postings per block when computing impacts (4 M), released block by block
 SETUP_THREADS = 4  # at most, for a setting's impacts (compiled, no GIL): whatever cores the machine has, up to this
 
@@ -108,8 +109,9 @@ class Results:
 class Searcher:
     """BM25 over one index, with k1, b and the layout chosen per search (nothing baked in).
 
-    `prune` (default on) lets the flat and multifield layouts skip work that cannot change the
-    top k (exact dynamic pruning, windowed.search_windowed); off, every posting is scored. The results
+    `prune` (default on) lets every layout skip work that cannot change the top k (exact dynamic
+    pruning: windowed.py for flat and multifield, grouped.py for multifield-max and bm25f); off, every
+    posting is scored (bm25f and multifield-max by the term-at-a-time kernels of topk.py). The results
     are the same bit for bit; the switch is there to check that.
     """
 
@@ -143,7 +145,7 @@ class Searcher:
         self._local = threading.local()  # per-thread scratch buffers, reused across searches
         self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
         self.prune = True
-        self.postings_read = 0  # by the last search's flat/multifield kernel (read in full or looked up): a diagnostic
+        self.postings_read = 0  # by the last search's pruned kernel (read in full or looked up): a diagnostic
 
     # -- public -------------------------------------------------------------------------------
     def search(
@@ -257,7 +259,7 @@ class Searcher:
             self.analyze("warm up")
             self._clauses([[]], lay, k1, b, lucene)
             self._compiled.add(("clauses", lucene))
-        kernel = (lay.name if lay.name in ("bm25f", "multifield-max") else "sum", lucene)
+        kernel = (lay.name if lay.name in GROUPED_LAYOUTS else "sum", lucene, self.prune)
         if kernel not in self._compiled:
             empty = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64),
                      np.zeros(0, np.int64), np.zeros(0, np.float64))
@@ -496,10 +498,31 @@ class Searcher:
             buf["term_touched"] = np.empty(n + 1, np.int64)
         return buf
 
+    def _window_group_buffers(self, n_acc: int, queries: topk.Clauses) -> dict:
+        """This thread's scratch for the grouped kernel: n_acc window sums, a window of pseudo term
+        frequencies and their list (zeroed, handed back zeroed), and for packed postings room to
+        decode the longest query's lists (grown as needed)."""
+        buf = self._local.buf
+        w = buf["wacc"].shape[0]
+        if buf.get("gacc") is None or buf["gacc"].shape[0] < n_acc:
+            buf["gacc"] = np.zeros((n_acc, w), np.float64)
+            buf["pseudo"], buf["ptouched"] = np.zeros(w, np.float64), np.empty(w, np.int64)
+        need = 0
+        if self._packed is not None:
+            a, z = int(queries.q_ptr[0]), int(queries.q_ptr[-1])
+            f, t = queries.field[a:z], queries.term[a:z]
+            reach = np.concatenate([[0], np.cumsum(self._offsets[f, t + 1] - self._offsets[f, t])])
+            need = int(np.diff(reach[queries.q_ptr - a]).max(initial=0))
+        if "qdbuf" not in buf or len(buf["qdbuf"]) < need:
+            buf["qdbuf"] = np.empty(need, np.uint32)
+            buf["qtbuf"] = np.empty(need, self._tf_dtype if self._packed is not None else self._tfs.dtype)
+        return {"gacc": buf["gacc"][:n_acc], "pseudo": buf["pseudo"], "ptouched": buf["ptouched"],
+                "qdbuf": buf["qdbuf"], "qtbuf": buf["qtbuf"]}
+
     def _setting(self, lay: Layout, k1, b, lucene) -> dict:
-        """What the kernels need for one BM25 setting: norms, impacts and block maxima for the sum
-        kernel, the layout's fields and weights. The last setting is kept: a query-at-a-time caller
-        repeats it, and rebuilding even the small parts cost ~20 µs a query."""
+        """What the kernels need for one BM25 setting: norms, block maxima for the pruned kernels
+        (and impacts for the sum kernel), the layout's fields and weights. The last setting is kept:
+        a query-at-a-time caller repeats it, and rebuilding even the small parts cost ~20 µs a query."""
         key = (lay.name, tuple(lay.weights.items()), tuple(sorted(lay.field_b.items())), float(k1), float(b), bool(lucene))
         return self._settings.get(key, lambda: self._make_setting(lay, k1, b, lucene))
 
@@ -509,21 +532,24 @@ class Searcher:
         lay_weights = np.array(list(lay.weights.values()), dtype=np.float64)
         norms = self._norms(lay, k1, b, lucene)
         impacts, base, maxima, lo = np.zeros(0, np.float32), 0, np.zeros(0, np.float32), 0
-        if lay.name in SUM_LAYOUTS and self._packed is not None:
-            maxima = self._packed_maxima(norms, [self.index.manifest.fields.index(f) for f in lay.weights], lucene)
-        elif lay.name in SUM_LAYOUTS:
-            fields = [self.index.manifest.fields.index(f) for f in lay.weights]
-            lo = int(min(self._offsets[f, 0] for f in fields))
-            hi = int(max(self._offsets[f, -1] for f in fields))
-            if not lucene:
-                impacts, base = self._impacts(norms, fields)
-            maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, fields, lucene)
+        # block maxima bound tf·norm for bm25f (norm = 1/B_f) and Lucene's arithmetic, else tf/(tf + norm)
+        product = lucene or lay.name == "bm25f"
+        searched = [fields.index(f) for f in lay.weights]
+        if self._packed is not None:
+            maxima = self._packed_maxima(norms, searched, product)
+        else:
+            lo = int(min(self._offsets[f, 0] for f in searched))
+            hi = int(max(self._offsets[f, -1] for f in searched))
+            if lay.name in SUM_LAYOUTS and not lucene:  # the sum kernel reads impacts, not tfs
+                impacts, base = self._impacts(norms, searched)
+            maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, searched, product,
+                                         min(SETUP_THREADS, os.cpu_count() or 1))
         return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo,
                 "lay_fields": lay_fields, "lay_weights": lay_weights}
 
     def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> int:
         """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs; returns
-        the postings the flat/multifield kernel read (0 for the others)."""
+        the postings a pruned kernel read (0 for the term-at-a-time ones)."""
         ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
         queries = topk.Clauses(ptr[lo : hi + 1], c_field, c_term, c_weight)
         norms = setting["norms"]
@@ -532,7 +558,16 @@ class Searcher:
         ranking = topk.Ranking(self._rank, self._rank_to_doc, self._rank_bits, k)
         out = topk.TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
         selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
-        if lay.name == "bm25f":
+        if lay.name in GROUPED_LAYOUTS and self.prune:
+            bm25f = lay.name == "bm25f"
+            n_acc = 1 if bm25f else len(lay.weights)  # multifield-max: one sum per field
+            g = self._window_group_buffers(n_acc, queries)
+            return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), n_acc, postings,
+                                          norms, lucene, setting["maxima"], setting["maxima_base"],
+                                          windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
+                                          buf["wtouched"], g["pseudo"], g["ptouched"], selection, g["qdbuf"],
+                                          g["qtbuf"])
+        if lay.name == "bm25f":  # every posting scored, term at a time (prune off)
             g = self._group_buffers(1)
             topk.search_bm25f(queries, c_group, c_idf, float(k1), postings, norms, ranking, out,
                               buf["acc"], buf["touched"], g["term_touched"], g["total"], selection, g["dbuf"], g["tbuf"])

@@ -1,5 +1,7 @@
 """Compiled kernels: top-k selection, and the term-at-a-time kernels of the multi-group layouts
-(multifield-max, BM25F) (numba, nogil). The flat and multifield layouts use windowed.py.
+(multifield-max, BM25F) (numba, nogil). Those score every posting: they run with pruning off
+(Searcher.prune = False), the reference whose bits the pruned kernel of these layouts (grouped.py)
+must give; flat and multifield use windowed.py.
 
 Term-at-a-time accumulation into a dense per-document buffer, remembering which documents were
 touched, then top-k selection over those documents only: a radix select and sort of one integer

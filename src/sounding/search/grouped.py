@@ -1,0 +1,426 @@
+"""The pruned kernel of the layouts whose clauses fall in groups (bm25f, multifield-max): the document
+windows and MaxScore pruning of windowed.py, with each document's sums made in the order the
+term-at-a-time kernels (topk.search_bm25f, topk.search_sum) make them, so the same bits.
+
+A *unit* is what pruning keeps or skips whole: for BM25F one query term (its field clauses are
+merged into one pseudo term frequency x = Σ_f w_f·tf_f/B_f, then saturated: idf·x·(k1+1)/(x+k1));
+for multifield-max one clause, added to its field's sum (a document scores the largest sum).
+A unit's bound in a window comes from block maxima (bounds.py): the largest float32 tf/B_f of
+each field clause (BM25F: saturation is increasing in x) or the largest impact of the clause.
+
+Pruning as in windowed.py: units are added heaviest first (static weight: idf, or the clause's
+weight); once the units left could together add less than θ in a window, they only add to the
+documents the others found (a bit test per posting, or a binary search per document when few),
+dropping documents whose partial score plus the bounds left cannot reach θ.
+
+Why scores are sometimes summed again: the term-at-a-time kernels add a document's parts in the
+query's term order, and a float64 sum in another order can round to another float32. Summed
+heaviest first, a score differs from the query-order sum by under (2n + 4) float64 ulps (n parts,
+all positive); a document whose float32 could change within that margin (a fraction (2n + 4)·2^-29
+of scores at random) and that can still reach θ is summed again in the query's order, each part
+looked up by binary search. So the bits are theirs without giving up the heaviest-first order that
+makes pruning work.
+
+Raw postings are read in place; packed ones are decoded a list at a time into one buffer per
+query (no pruning of the decoding, only of the scoring).
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba.extending import overload
+
+from ..index.packed import decode_list
+from .bounds import BLOCK_SHIFT
+from .topk import _emit, _f32_bits
+from .windowed import PRUNE_SLACK, _lower_bound, _raise_theta, _rank_ties, _window_end
+
+# Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
+# same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
+# maximum by a relative 2^-23 or so. Bounds are widened by this much more than that.
+BOUND_SLACK = 1.0 + 2.0 ** -16
+# A float64 sum of n positive parts in another order differs by under 2·n ulps of the sum: a score
+# whose float32 rounding could change within ORDER_ULPS·n + 4 ulps is summed again in the query's order.
+ORDER_ULPS = 2.0
+_F32_ONE = np.float32(1.0)
+_ONE = np.uint64(1)
+
+
+def query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
+    """Each clause's postings as a range of one documents array and one tfs array: raw postings in
+    place, packed ones decoded one after another into dbuf, tbuf (long enough for the query)."""
+    raise NotImplementedError  # compiled only: see the overload below
+
+
+@overload(query_lists, inline="always")
+def _query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
+    if len(postings.types) == 3:  # raw: offsets, docs, tfs
+        def raw(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
+            offsets = postings[0]
+            for i in range(n_cl):
+                start[i] = offsets[f_arr[first + i], t_arr[first + i]]
+                end[i] = offsets[f_arr[first + i], t_arr[first + i] + 1]
+            return postings[1], postings[2]
+        return raw
+
+    def packed(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
+        offsets, first_block, blk_last, blk_start, blk_width, words = postings
+        at = 0
+        for i in range(n_cl):
+            f, t = f_arr[first + i], t_arr[first + i]
+            n = offsets[f, t + 1] - offsets[f, t]
+            decode_list(first_block, blk_last, blk_start, blk_width, words, f, t, n, dbuf[at:], tbuf[at:])
+            start[i] = at
+            end[i] = at + n
+            at += n
+        return dbuf, tbuf
+    return packed
+
+
+def block_of(postings, f, t, s, max_base):
+    """(shift, base) such that the block maximum of posting p of the list starting at s is
+    maxima[((p + shift) >> BLOCK_SHIFT) + base]: raw postings' blocks are fixed runs of the posting
+    arrays from the maxima's first posting (max_base), packed ones start each list."""
+    raise NotImplementedError  # compiled only: see the overload below
+
+
+@overload(block_of, inline="always")
+def _block_of(postings, f, t, s, max_base):
+    if len(postings.types) == 3:
+        def raw(postings, f, t, s, max_base):
+            return -np.int64(max_base), np.int64(0)
+        return raw
+
+    def packed(postings, f, t, s, max_base):
+        return -np.int64(s), np.int64(postings[1][f, t])
+    return packed
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _mf_part(w, tf, norm, lucene):
+    """A multifield-max clause's share of a posting, as topk.search_sum makes it."""
+    if lucene:
+        w32 = np.float32(w)
+        return np.float64(w32 - w32 / (_F32_ONE + np.float32(tf) * norm))
+    return w * tf / (tf + norm)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _partial(acc, n_acc, j):
+    """The best of a window document's group sums so far (its score, once complete)."""
+    s = acc[0, j]
+    for g in range(1, n_acc):
+        s = max(s, acc[g, j])
+    return s
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _is_set(wbits, j):
+    return (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _mark(wbits, wtouched, nt, j):
+    """List window document j if it is not marked yet, and mark it; the new count."""
+    word = wbits[j >> np.uint64(6)]
+    bit = _ONE << (j & np.uint64(63))
+    wtouched[np.uint64(nt)] = np.int64(j)
+    wbits[j >> np.uint64(6)] = word | bit
+    return nt + ((word & bit) == 0)
+
+
+@nb.njit(nogil=True, cache=True)
+def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, lo, hi):
+    """What unit ua..uz−1 adds to document d, found by binary search in each clause's postings
+    lo[i]..hi[i]−1, as the term-at-a-time kernels compute it: (its group, the part; 0 if absent)."""
+    if bm25f:
+        y = 0.0
+        for i in range(ua, uz):
+            at = _lower_bound(docs, lo[i], hi[i], np.uint32(d))
+            if at < hi[i] and np.int64(docs[at]) == d:
+                y = y + c_weight[first + i] * tfs[at] * norms[c_field[first + i], d]
+        if y == 0.0:
+            return 0, 0.0
+        return 0, c_idf[first + ua] * y * (k1 + 1.0) / (y + k1)
+    at = _lower_bound(docs, lo[ua], hi[ua], np.uint32(d))
+    if at < hi[ua] and np.int64(docs[at]) == d:
+        c = first + ua
+        return c_group[c], _mf_part(c_weight[c], tfs[at], norms[c_field[c], d], lucene)
+    return 0, 0.0
+
+
+@nb.njit(nogil=True, cache=True)
+def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits):
+    """Keep the listed documents whose score could still reach θ, a group's sum with the most the
+    units left add to that group (rest[g, r]); the others are unmarked, their sums zeroed. Returns
+    how many are kept."""
+    kept = 0
+    for i in range(nt):
+        j = wtouched[i]
+        wtouched[kept] = j
+        best = acc[0, j] + rest[0, r]
+        for g in range(1, n_acc):
+            best = max(best, acc[g, j] + rest[g, r])
+        if _f32_bits(best * PRUNE_SLACK, cell, cell_bits) >= theta:
+            kept += 1
+        else:
+            for g in range(n_acc):
+                acc[g, j] = 0.0
+            wbits[j >> 6] &= ~(_ONE << np.uint64(j & 63))
+    return kept
+
+
+@nb.njit(nogil=True, cache=True)
+def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene,
+                cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, essential, lookup_ratio):
+    """Add unit ua..uz−1 (its clauses) of one window. `essential`: every posting, first touches
+    marked and listed; else only to listed documents, by a bit test per posting or (few documents)
+    a binary search per document. Returns the new count of listed documents and the postings read."""
+    read = 0
+    u_start = np.uint64(start)
+    if not essential:
+        span = 0
+        for i in range(ua, uz):
+            span += ends[i] - cursor[i]
+        if nt * (uz - ua) * lookup_ratio < span:  # few documents: look each one up
+            for x in range(nt):
+                j = wtouched[x]
+                g, part = _unit_part(bm25f, first, ua, uz, start + j, c_field, c_weight, c_group, c_idf, k1, docs, tfs,
+                                     norms, lucene, cursor, ends)
+                if part != 0.0:
+                    acc[g, j] += part
+            return nt, nt * (uz - ua)
+    if not bm25f:
+        c = first + ua
+        nf = norms[c_field[c]]  # rows, not 2-D indexing: unsigned indices, no wraparound checks
+        row = acc[c_group[c]]
+        w = c_weight[c]
+        read += ends[ua] - cursor[ua]
+        if essential:
+            for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                d = np.uint64(docs[p])
+                j = d - u_start
+                nt = _mark(wbits, wtouched, nt, j)
+                row[j] += _mf_part(w, tfs[p], nf[d], lucene)
+        else:
+            for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                d = np.uint64(docs[p])
+                j = d - u_start
+                if _is_set(wbits, j):
+                    row[j] += _mf_part(w, tfs[p], nf[d], lucene)
+        return nt, read
+    # BM25F: the term's clauses but the last add to pseudo (its documents listed in ptouched as first
+    # met); the last completes each of its documents' x and saturates it at once; then the documents
+    # the last clause lacks are saturated. x sums the clauses in their order either way.
+    idf = c_idf[first + ua]
+    row = acc[0]
+    n_p = 0
+    for i in range(ua, uz - 1):
+        c = first + i
+        nf = norms[c_field[c]]
+        w = c_weight[c]
+        read += ends[i] - cursor[i]
+        for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
+            d = np.uint64(docs[p])
+            j = d - u_start
+            if essential or _is_set(wbits, j):
+                y = pseudo[j]
+                ptouched[np.uint64(n_p)] = np.int64(j)
+                n_p += y == 0.0
+                pseudo[j] = y + w * tfs[p] * nf[d]
+    c = first + uz - 1
+    nf = norms[c_field[c]]
+    w = c_weight[c]
+    read += ends[uz - 1] - cursor[uz - 1]
+    if essential:
+        for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
+            d = np.uint64(docs[p])
+            j = d - u_start
+            y = pseudo[j] + w * tfs[p] * nf[d]  # 0.0 + part where no earlier clause has d: the part
+            pseudo[j] = 0.0
+            row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
+            nt = _mark(wbits, wtouched, nt, j)
+    else:
+        for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
+            d = np.uint64(docs[p])
+            j = d - u_start
+            if _is_set(wbits, j):
+                y = pseudo[j] + w * tfs[p] * nf[d]
+                pseudo[j] = 0.0
+                row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
+    for x in range(n_p):
+        j = np.uint64(ptouched[x])
+        y = pseudo[j]
+        if y != 0.0:
+            pseudo[j] = 0.0
+            row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
+            if essential:
+                nt = _mark(wbits, wtouched, nt, j)
+    return nt, read
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, xs):
+    """The most unit ua..uz−1 can add to a score in the window, from its clauses' largest block
+    maxima there (xs[i]; 0 where a clause has no posting in the window)."""
+    if bm25f:
+        y = 0.0
+        for i in range(ua, uz):
+            y += c_weight[first + i] * np.float64(xs[i])
+        if y == 0.0:
+            return 0.0
+        y *= BOUND_SLACK
+        return c_idf[first + ua] * y * (k1 + 1.0) / (y + k1) * BOUND_SLACK
+    x = xs[ua]
+    if x == 0.0:
+        return 0.0
+    w = c_weight[first + ua]
+    if lucene:
+        w32 = np.float32(w)
+        return np.float64(w32 - w32 / (_F32_ONE + x)) * BOUND_SLACK
+    return w * np.float64(x) * BOUND_SLACK
+
+
+@nb.njit(nogil=True, cache=True)
+def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, lo,
+                 hi, sums, n_acc):
+    """Document d's score summed in the query's unit order (the term-at-a-time kernels' order)."""
+    for g in range(n_acc):
+        sums[g] = 0.0
+    for u in range(n_u):
+        g, part = _unit_part(bm25f, first, ustart[u], ustart[u + 1], d, c_field, c_weight, c_group, c_idf, k1, docs,
+                             tfs, norms, lucene, lo, hi)
+        if part != 0.0:
+            sums[g] += part
+    s = sums[0]
+    for g in range(1, n_acc):
+        s = max(s, sums[g])
+    return s
+
+
+@nb.njit(nogil=True, cache=True)
+def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, maxima, max_base, lookup_ratio,
+                   order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
+    """Top k per query of the bm25f layout (`bm25f`) or the multifield-max one, the same bits as
+    topk.search_bm25f / topk.search_sum with combine_max (their arguments: `clauses` in their
+    order, `c_group`, `c_idf`, `norms`, `lucene`), with pruning.
+
+    `maxima[((p + shift) >> BLOCK_SHIFT) + base]` bounds the float32 tf·norm (bm25f: norm = 1/B_f;
+    Lucene's 1/norm) or tf/(tf + norm) of posting p (block_of gives shift and base). Scratch, one
+    window of documents (zeroed, handed back zeroed): `acc` (n_acc × window float64: one sum per
+    multifield-max group, one for bm25f), `wbits` (window/64 uint64), `wtouched`, `pseudo` (float64),
+    `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all).
+    `order_ulps`: ORDER_ULPS (a test raises it to sum nearly every score again in the query's order).
+    Returns the number of postings read or looked up."""
+    q_ptr, c_field, c_term, c_weight = clauses
+    rank, rank_to_doc, rank_bits, k = ranking
+    out_docs, out_bits, out_n = out
+    sel, tmp, hist, cell = selection
+    cell_bits = cell.view(np.uint32)
+    n_docs = rank.shape[0]
+    window = acc.shape[1]
+    max_clauses = 0
+    for q in range(q_ptr.shape[0] - 1):
+        max_clauses = max(max_clauses, q_ptr[q + 1] - q_ptr[q])
+    cursor = np.empty(max_clauses, np.int64)  # each clause's first posting in the window
+    ends = np.empty(max_clauses, np.int64)  # its first posting past the window
+    lend = np.empty(max_clauses, np.int64)  # its list's end
+    bshift = np.empty(max_clauses, np.int64)
+    bbase = np.empty(max_clauses, np.int64)
+    xs = np.empty(max_clauses, np.float32)  # its largest block maximum in the window
+    ustart = np.empty(max_clauses + 1, np.int64)  # unit u: clauses ustart[u]..ustart[u+1]−1, in query order
+    order = np.empty(max_clauses, np.int64)  # the units heaviest first: the order they are added in
+    heavy = np.empty(max_clauses, np.float64)
+    # rest[g, r]: the most units order[r..] add to group g's sum in the window (a multifield-max score is
+    # its largest group sum: a document can reach at most the largest of its sums with their rests)
+    rest = np.zeros((n_acc, max_clauses + 1), np.float64)
+    ugroup = np.zeros(max_clauses, np.int64)  # each unit's group
+    sums = np.zeros(n_acc, np.float64)
+    compact_at = max(2 * k, 1024)
+    keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
+    read = 0
+    for q in range(q_ptr.shape[0] - 1):
+        first, end = q_ptr[q], q_ptr[q + 1]
+        n_cl = end - first
+        docs, tfs = query_lists(postings, c_field, c_term, first, n_cl, cursor, lend, dbuf, tbuf)
+        n_u = 0
+        for i in range(n_cl):
+            bshift[i], bbase[i] = block_of(postings, c_field[first + i], c_term[first + i], cursor[i], max_base)
+            if i == 0 or not bm25f or c_group[first + i] != c_group[first + i - 1]:
+                ustart[n_u] = i
+                heavy[n_u] = c_idf[first + i] if bm25f else c_weight[first + i]  # the bound's scale
+                order[n_u] = n_u
+                n_u += 1
+        ustart[n_u] = n_cl
+        for r in range(1, n_u):  # insertion sort, heaviest first (ties in query order)
+            r2 = r
+            while r2 > 0 and heavy[order[r2 - 1]] < heavy[order[r2]]:
+                order[r2 - 1], order[r2] = order[r2], order[r2 - 1]
+                r2 -= 1
+        eps = (order_ulps * n_u + 4.0) * 2.0 ** -53  # see ORDER_ULPS
+        reordered = False
+        for r in range(n_u):
+            reordered |= order[r] != r
+        for i in range(n_u):
+            ugroup[i] = 0 if bm25f else c_group[first + ustart[i]]
+        rest[:, n_u] = 0.0
+        theta = np.uint64(0)  # float32 bits of a lower bound on the k-th best score
+        m = 0
+        for start in range(0, n_docs, window):
+            stop = start + window
+            for i in range(n_cl):
+                p = cursor[i]
+                e = _window_end(docs, p, lend[i], stop)
+                ends[i] = e
+                x = np.float32(0.0)
+                if e > p:
+                    for b in range(((p + bshift[i]) >> BLOCK_SHIFT) + bbase[i],
+                                   ((e - 1 + bshift[i]) >> BLOCK_SHIFT) + bbase[i] + 1):
+                        x = max(x, maxima[b])
+                xs[i] = x
+            for r in range(n_u - 1, -1, -1):
+                u = order[r]
+                for g in range(n_acc):
+                    rest[g, r] = rest[g, r + 1]
+                rest[ugroup[u], r] += _unit_bound(bm25f, first, ustart[u], ustart[u + 1], c_weight, c_idf, k1, lucene,
+                                                  xs)
+            n_essential = n_u  # units from n_essential on (in order) cannot bring a document in alone
+            if theta > 0:
+                while n_essential > 0:  # a document none of the units before found reaches at most this
+                    most = rest[0, n_essential - 1]
+                    for g in range(1, n_acc):
+                        most = max(most, rest[g, n_essential - 1])
+                    if _f32_bits(most * PRUNE_SLACK, cell, cell_bits) >= theta:
+                        break
+                    n_essential -= 1
+            nt = 0
+            for r in range(n_u):
+                if r >= n_essential:
+                    if nt == 0:
+                        break
+                    nt = _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits)
+                u = order[r]
+                nt, got = _score_unit(bm25f, first, ustart[u], ustart[u + 1], start, c_field, c_weight, c_group,
+                                      c_idf, k1, docs, tfs, norms, lucene, cursor, ends, acc, wbits, wtouched, nt,
+                                      pseudo, ptouched, r < n_essential, lookup_ratio)
+                read += got
+            for i in range(nt):  # the window's documents are complete
+                j = wtouched[i]
+                s = _partial(acc, n_acc, j)
+                for g in range(n_acc):
+                    acc[g, j] = 0.0
+                wbits[j >> 6] = 0
+                bits = _f32_bits(s * (1.0 + eps), cell, cell_bits)
+                if reordered and bits >= theta and bits != _f32_bits(s * (1.0 - eps), cell, cell_bits):
+                    s = _exact_score(bm25f, first, n_u, ustart, start + j, c_field, c_weight, c_group, c_idf, k1,
+                                     docs, tfs, norms, lucene, cursor, ends, sums, n_acc)
+                bits = _f32_bits(s, cell, cell_bits)
+                keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
+                m += bits >= theta
+            for i in range(n_cl):
+                cursor[i] = ends[i]
+            if m >= compact_at:
+                keys, m, theta = _raise_theta(keys, m, k, hist, window)
+        _rank_ties(keys, m, rank, rank_bits)
+        out_n[q] = _emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
+    return read
