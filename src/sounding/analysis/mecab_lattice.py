@@ -215,6 +215,26 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
     return out[:count]
 
 
+def _inside_known(rows, data):
+    """Per character of the UTF-8 bytes `data`: whether it lies inside a dictionary word of its
+    lattice `rows` (`_mecab_nodes`), neither the word's first nor its last character."""
+    n = len(data)
+    char_at = np.empty(n + 1, dtype=np.int64)  # byte offset → index of the character starting there
+    k = -1
+    for p in range(n):
+        if (data[p] & 0xC0) != 0x80:
+            k += 1
+        char_at[p] = k
+    char_at[n] = k + 1
+    inside = np.zeros(k + 1, dtype=np.bool_)
+    for i in range(len(rows)):
+        if rows[i, 5] == 0:
+            first, last = char_at[rows[i, 0]], char_at[rows[i, 1]]
+            for c in range(first + 1, last - 1):
+                inside[c] = True
+    return inside
+
+
 def _keep(arcs, penalties, barred, gap_from, gap_to):
     """The columns `Lattice._lattice` gives for the tokens not `barred`: start, end (moved past
     the whitespace run that starts there, `gap_from` → `gap_to`), left id, right id, word cost,
@@ -248,12 +268,13 @@ def _keep(arcs, penalties, barred, gap_from, gap_to):
 
 @lru_cache(maxsize=None)
 def compiled() -> tuple:
-    """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes` and `_keep` compiled (numba, cached on disk),
-    and run once on a one-token lattice so that later calls find them loaded."""
+    """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes`, `_keep` and `_inside_known` compiled (numba,
+    cached on disk), and run once on a one-token lattice so that later calls find them loaded."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
     viterbi, marks, nodes, keep = jit(_viterbi), jit(_kuromoji_marks), jit(_mecab_nodes), jit(_keep)
+    inside = jit(_inside_known)
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
     da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
     i64, u16, i16 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype="<u2"), np.zeros(1, dtype="<i2")
@@ -262,7 +283,8 @@ def compiled() -> tuple:
     penalties, barred = marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
     starts, ends, lids, rids, wcosts, penalties, _, _ = keep(arcs, penalties, barred, _NO_GAPS, _NO_GAPS)
     viterbi(starts, ends, lids, rids, wcosts + penalties, 1, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
-    return viterbi, marks, nodes, keep
+    inside(arcs, np.frombuffer(b"A", dtype=np.uint8))
+    return viterbi, marks, nodes, keep, inside
 
 
 _NO_GAPS = np.zeros(0, dtype=np.int64)
@@ -381,15 +403,17 @@ class Lattice:
         self._score = score
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
-        self._viterbi, _, self._nodes, self._keep = compiled()
+        self._viterbi, _, self._nodes, self._keep, self._inside = compiled()
 
     def nodes(self, text: str) -> np.ndarray:
         """MeCab's lattice for `text`, a row per node in the order of its all-morphemes output:
         start byte, end byte, left id, right id, word cost, stat (1: unknown word), token index."""
+        return self._rows(np.frombuffer(text.encode("utf-8"), dtype=np.uint8))
+
+    def _rows(self, data: np.ndarray) -> np.ndarray:
         d = self._dic
-        return self._nodes(np.frombuffer(text.encode("utf-8"), dtype=np.uint8), d.sys.da, d.sys.lids,
-                           d.sys.rids, d.sys.costs, d.char_info, d.unk_start, d.unk_size, d.unk.lids,
-                           d.unk.rids, d.unk.costs, d.space, MAX_GROUPING_SIZE)
+        return self._nodes(data, d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs, d.char_info, d.unk_start,
+                           d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space, MAX_GROUPING_SIZE)
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
@@ -466,10 +490,11 @@ class Lattice:
                      if start == 0 and end == size and d.feature(stat, token) == features}
         return found.pop() if len(found) == 1 else None
 
-    def known_words(self, text: str) -> list[tuple[int, int]]:
-        """(start byte, end byte) of every dictionary word in `text`'s lattice."""
-        rows = self.nodes(text)
-        return rows[rows[:, 5] == 0, :2].tolist()
+    def inside_words(self, text: str) -> np.ndarray:
+        """Per character of `text`: whether it lies inside a dictionary word of `text`'s lattice,
+        neither the word's first nor its last character."""
+        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        return self._inside(self._rows(data), data)
 
 
 class _Flag(tuple):
