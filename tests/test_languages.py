@@ -371,6 +371,19 @@ def test_lattice_is_mecabs_all_morphemes_output(code, cls):
 
 
 
+
+@needs_ja
+def test_kuromoji_best_is_the_stepwise_search_in_one_call():
+    # the same cost and the same nodes as `best` (lattice, Kuromoji's marks, kept tokens, Viterbi)
+    lattice = JapaneseAnalyzer()._lattice
+    for text in ["関西国際空港", "大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメント", "清の咸豊帝",
+                 "ｶﾞｷﾞABC１２３😀漢字", "ア" * 30, "オリヴィア・デ・ハヴィランド"]:
+        for prev_rid, next_lid in [(0, -1), (0, 0), (1285, 1283)]:
+            low, path = lattice.best(text, prev_rid, next_lid)
+            got_low, rows = lattice.kuromoji_best(text, prev_rid, next_lid)
+            assert got_low == low and rows.tolist() == lattice._arcs[text][-1][path].tolist()
+            assert lattice.row_lines(text, rows) == lattice.lines(text, path)
+
 @needs_ja
 def test_inside_words_marks_the_inner_characters_of_dictionary_words():
     # ウォルト・ディズニー is a dictionary word: its ・ (index 4) lies inside it; the second ・ (10)
@@ -386,7 +399,7 @@ def test_compiled_lattice_code_matches_its_python_form():
 
     from sounding.analysis import mecab_lattice
 
-    viterbi, marks, nodes, keep, inside = mecab_lattice.compiled()
+    viterbi, marks, nodes, keep, inside, kuromoji_best = mecab_lattice.compiled()
     lattice = JapaneseAnalyzer()._lattice
     d = lattice._dic
     for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:

@@ -297,8 +297,8 @@ class JapaneseAnalyzer:
     def _decompound(self, surface, prev_rid, lid, rid, wcost, penalty, next_lid) -> tuple[str, ...] | None:
         """The lines of the best penalised segmentation of `surface`, or None to keep it whole."""
         lattice = self._lattice
-        found = lattice.best(surface, prev_rid, next_lid)
+        found = lattice.kuromoji_best(surface, prev_rid, next_lid)
         if found is None or len(found[1]) == 1:  # the best path is a token of the whole span
             return None
         max_cost = lattice.cost(prev_rid, lid) + wcost + penalty + lattice.cost(rid, next_lid)
-        return tuple(lattice.lines(surface, found[1])) if found[0] <= max_cost else None
+        return tuple(lattice.row_lines(surface, found[1])) if found[0] <= max_cost else None
