@@ -370,13 +370,36 @@ def test_lattice_is_mecabs_all_morphemes_output(code, cls):
     assert stats == {0, 1}  # dictionary words and unknown words
 
 
+
+
+@needs_ja
+def test_kuromoji_best_is_the_stepwise_search_in_one_call():
+    # the same cost and the same nodes as `best` (lattice, Kuromoji's marks, kept tokens, Viterbi)
+    lattice = JapaneseAnalyzer()._lattice
+    for text in ["関西国際空港", "大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメント", "清の咸豊帝",
+                 "ｶﾞｷﾞABC１２３😀漢字", "ア" * 30, "オリヴィア・デ・ハヴィランド"]:
+        for prev_rid, next_lid in [(0, -1), (0, 0), (1285, 1283)]:
+            low, path = lattice.best(text, prev_rid, next_lid)
+            got_low, rows = lattice.kuromoji_best(text, prev_rid, next_lid)
+            assert got_low == low and rows.tolist() == lattice._arcs[text][-1][path].tolist()
+            assert lattice.row_lines(text, rows) == lattice.lines(text, path)
+
+@needs_ja
+def test_inside_words_marks_the_inner_characters_of_dictionary_words():
+    # ウォルト・ディズニー is a dictionary word: its ・ (index 4) lies inside it; the second ・ (10)
+    # only joins an unknown katakana word, so it is not covered
+    lattice = JapaneseAnalyzer()._lattice
+    inside = lattice.inside_words("ウォルト・ディズニー・カ")
+    assert inside.tolist() == [False] + [True] * 8 + [False] * 3
+    assert lattice.inside_words("😀ル・マン").tolist() == [False, False, True, True, False]
+
 @needs_ja
 def test_compiled_lattice_code_matches_its_python_form():
     import numpy as np
 
     from sounding.analysis import mecab_lattice
 
-    viterbi, marks, nodes, keep = mecab_lattice.compiled()
+    viterbi, marks, nodes, keep, inside, kuromoji_best = mecab_lattice.compiled()
     lattice = JapaneseAnalyzer()._lattice
     d = lattice._dic
     for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:
@@ -385,6 +408,7 @@ def test_compiled_lattice_code_matches_its_python_form():
                 mecab_lattice.MAX_GROUPING_SIZE)
         arcs = nodes(*args)
         assert arcs.tolist() == mecab_lattice._mecab_nodes(*args).tolist()
+        assert inside(arcs, args[0]).tolist() == mecab_lattice._inside_known(arcs, args[0]).tolist()
         cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
         for got, want in zip(marks(arcs, cps), mecab_lattice._kuromoji_marks(arcs, cps)):
             assert got.tolist() == want.tolist()

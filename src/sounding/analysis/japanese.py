@@ -209,8 +209,8 @@ class JapaneseAnalyzer:
         """The best path over the lattice Kuromoji would build (MeCab's, less the unknown words
         Kuromoji does not make), then SEARCH mode on it."""
         if "\u30fb" in text:  # MeCab's unknown katakana words run across `・`, Kuromoji's stop at it
-            inside = self._inside_words(text)
-            text = "".join(" \u30fb " if c == "\u30fb" and i not in inside else c for i, c in enumerate(text))
+            inside = self._lattice.inside_words(text)
+            text = "".join(" \u30fb " if c == "\u30fb" and not inside[i] else c for i, c in enumerate(text))
         text = text.strip(" ")  # spaces set around punctuation at its ends
         found = self._lattice.best(text, 0, 0, penalised=False)
         if found is None:
@@ -246,29 +246,16 @@ class JapaneseAnalyzer:
                 if split is None:
                     if len(self._split) > 100_000:
                         self._split.clear()
-                    covered = self._inside_words(surface) if keep_words else ()
-                    split = "".join(f" {c} " if is_punctuation(c) and i not in covered else c
-                                    for i, c in enumerate(surface))
+                    if keep_words:
+                        covered = self._lattice.inside_words(surface)
+                        split = "".join(f" {c} " if is_punctuation(c) and not covered[i] else c
+                                        for i, c in enumerate(surface))
+                    else:
+                        split = "".join(f" {c} " if is_punctuation(c) else c for c in surface)
                     if keep_words:
                         self._split[surface] = split
                 text = text.replace(surface, split)
         return text
-
-    def _inside_words(self, text: str) -> set[int]:
-        """The indexes of the characters of `text` that lie inside a dictionary word, neither its
-        first nor its last character (MeCab's lattice, known words only)."""
-        at = {}  # byte offset → character index
-        pos = 0
-        for i, c in enumerate(text):
-            at[pos] = i
-            pos += len(c.encode("utf-8"))
-        at[pos] = len(text)
-        inside = set()
-        for start, end in self._lattice.known_words(text):
-            first, last = at[start], at[end]
-            if last - first > 2:
-                inside.update(range(first + 1, last - 1))
-        return inside
 
     def _search_mode(self, lines: list[str]) -> list[str]:
         """Kuromoji's backtrace from the end: each penalised token on the best path is decompounded
@@ -310,8 +297,8 @@ class JapaneseAnalyzer:
     def _decompound(self, surface, prev_rid, lid, rid, wcost, penalty, next_lid) -> tuple[str, ...] | None:
         """The lines of the best penalised segmentation of `surface`, or None to keep it whole."""
         lattice = self._lattice
-        found = lattice.best(surface, prev_rid, next_lid)
+        found = lattice.kuromoji_best(surface, prev_rid, next_lid)
         if found is None or len(found[1]) == 1:  # the best path is a token of the whole span
             return None
         max_cost = lattice.cost(prev_rid, lid) + wcost + penalty + lattice.cost(rid, next_lid)
-        return tuple(lattice.lines(surface, found[1])) if found[0] <= max_cost else None
+        return tuple(lattice.row_lines(surface, found[1])) if found[0] <= max_cost else None

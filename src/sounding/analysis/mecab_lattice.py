@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from types import FunctionType
 from typing import Callable
 
 import numpy as np
@@ -139,6 +140,7 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
     out = np.empty((64, 7), dtype=np.int64)
     count = 0
     node = np.empty((64, 7), dtype=np.int64)  # this position's nodes, in the order they are made
+    ends = np.empty(17, dtype=np.int64)  # a position's unknown words' ends, in order (length <= 15)
     for pos in range(n):
         if not reached[pos]:
             continue
@@ -171,7 +173,6 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
         known = k > 0
         if not known or (info >> 31) & 1:
             kind, length, group, ctype = (info >> 18) & 0xFF, (info >> 26) & 0xF, (info >> 30) & 1, info & 0x3FFFF
-            ends = np.empty(length + 2, dtype=np.int64)  # the unknown words' ends, in order
             made = 0
             begin3 = begin2 + len_at[begin2]
             group_end = -1
@@ -215,6 +216,26 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
     return out[:count]
 
 
+def _inside_known(rows, data):
+    """Per character of the UTF-8 bytes `data`: whether it lies inside a dictionary word of its
+    lattice `rows` (`_mecab_nodes`), neither the word's first nor its last character."""
+    n = len(data)
+    char_at = np.empty(n + 1, dtype=np.int64)  # byte offset → index of the character starting there
+    k = -1
+    for p in range(n):
+        if (data[p] & 0xC0) != 0x80:
+            k += 1
+        char_at[p] = k
+    char_at[n] = k + 1
+    inside = np.zeros(k + 1, dtype=np.bool_)
+    for i in range(len(rows)):
+        if rows[i, 5] == 0:
+            first, last = char_at[rows[i, 0]], char_at[rows[i, 1]]
+            for c in range(first + 1, last - 1):
+                inside[c] = True
+    return inside
+
+
 def _keep(arcs, penalties, barred, gap_from, gap_to):
     """The columns `Lattice._lattice` gives for the tokens not `barred`: start, end (moved past
     the whitespace run that starts there, `gap_from` → `gap_to`), left id, right id, word cost,
@@ -246,14 +267,46 @@ def _keep(arcs, penalties, barred, gap_from, gap_to):
     return starts, ends, lids, rids, wcosts, kept_penalties, after_gap, index
 
 
+def _kuromoji_best(data, cps, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
+                   space, max_group, prev_rid, next_lid, matrix, lsize):
+    """Kuromoji's SEARCH-mode search over a stretch without whitespace (`data` its UTF-8 bytes,
+    `cps` its code points) in one compiled call: MeCab's lattice (`_mecab_nodes`) less the unknown
+    words Kuromoji lacks, with the length penalties (`_kuromoji_marks`), from a token with right id
+    `prev_rid` to one with left id `next_lid` (-1: none). (Its cost, the chosen nodes' rows as
+    `_mecab_nodes` gives them); no rows where no path covers the stretch."""
+    arcs = _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
+                        space, max_group)
+    penalties, barred = _kuromoji_marks(arcs, cps)
+    no_gaps = np.zeros(0, dtype=np.int64)
+    starts, ends, klids, krids, wcosts, kept, _, index = _keep(arcs, penalties, barred, no_gaps, no_gaps)
+    low, last, back = _viterbi(starts, ends, klids, krids, wcosts + kept, len(data), prev_rid, next_lid,
+                               matrix, lsize)
+    k, j = 0, last
+    while j >= 0:
+        k += 1
+        j = back[j]
+    path = np.empty((k, arcs.shape[1]), dtype=np.int64)
+    j = last
+    while j >= 0:
+        k -= 1
+        path[k] = arcs[index[j]]
+        j = back[j]
+    return low, path
+
+
 @lru_cache(maxsize=None)
 def compiled() -> tuple:
-    """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes` and `_keep` compiled (numba, cached on disk),
-    and run once on a one-token lattice so that later calls find them loaded."""
+    """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes`, `_keep`, `_inside_known` and `_kuromoji_best`
+    compiled (numba, cached on disk), and run once on a one-token lattice so that later calls find
+    them loaded. `_kuromoji_best` calls the compiled forms of the others: it is compiled from its
+    code with their names bound to them, so that the module's functions stay plain Python."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
     viterbi, marks, nodes, keep = jit(_viterbi), jit(_kuromoji_marks), jit(_mecab_nodes), jit(_keep)
+    inside = jit(_inside_known)
+    scope = dict(globals(), _viterbi=viterbi, _kuromoji_marks=marks, _mecab_nodes=nodes, _keep=keep)
+    kuromoji_best = jit(FunctionType(_kuromoji_best.__code__, scope, "_kuromoji_best"))
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
     da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
     i64, u16, i16 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype="<u2"), np.zeros(1, dtype="<i2")
@@ -262,7 +315,10 @@ def compiled() -> tuple:
     penalties, barred = marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
     starts, ends, lids, rids, wcosts, penalties, _, _ = keep(arcs, penalties, barred, _NO_GAPS, _NO_GAPS)
     viterbi(starts, ends, lids, rids, wcosts + penalties, 1, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
-    return viterbi, marks, nodes, keep
+    inside(arcs, np.frombuffer(b"A", dtype=np.uint8))
+    kuromoji_best(np.frombuffer(b"A", dtype=np.uint8), np.frombuffer(b"A\0\0\0", dtype="<u4"), da, u16, u16, i16,
+                  char_info, i64, i64, u16, u16, i16, 0, 24, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
+    return viterbi, marks, nodes, keep, inside, kuromoji_best
 
 
 _NO_GAPS = np.zeros(0, dtype=np.int64)
@@ -381,15 +437,17 @@ class Lattice:
         self._score = score
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
-        self._viterbi, _, self._nodes, self._keep = compiled()
+        self._viterbi, _, self._nodes, self._keep, self._inside, self._kuromoji_best = compiled()
 
     def nodes(self, text: str) -> np.ndarray:
         """MeCab's lattice for `text`, a row per node in the order of its all-morphemes output:
         start byte, end byte, left id, right id, word cost, stat (1: unknown word), token index."""
+        return self._rows(np.frombuffer(text.encode("utf-8"), dtype=np.uint8))
+
+    def _rows(self, data: np.ndarray) -> np.ndarray:
         d = self._dic
-        return self._nodes(np.frombuffer(text.encode("utf-8"), dtype=np.uint8), d.sys.da, d.sys.lids,
-                           d.sys.rids, d.sys.costs, d.char_info, d.unk_start, d.unk_size, d.unk.lids,
-                           d.unk.rids, d.unk.costs, d.space, MAX_GROUPING_SIZE)
+        return self._nodes(data, d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs, d.char_info, d.unk_start,
+                           d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space, MAX_GROUPING_SIZE)
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
@@ -437,12 +495,24 @@ class Lattice:
 
     def lines(self, text: str, indexes: list[int]) -> list[str]:
         """The node lines of tokens `indexes` of `text`'s lattice (from `best`)."""
-        every, data, feature = self._arcs[text][-1], text.encode("utf-8"), self.feature
-        out = []
-        for i in indexes:
-            start, end, lid, rid, cost, stat, token = every[i].tolist()
-            out.append(f"{data[start:end].decode('utf-8')}\t{lid} {rid} {cost}\t{feature(stat, token)}")
-        return out
+        return self.row_lines(text, self._arcs[text][-1][indexes])
+
+    def row_lines(self, text: str, rows: np.ndarray) -> list[str]:
+        """The node lines of lattice rows of `text` (from `nodes`)."""
+        data, feature = text.encode("utf-8"), self.feature
+        return [f"{data[start:end].decode('utf-8')}\t{lid} {rid} {cost}\t{feature(stat, token)}"
+                for start, end, lid, rid, cost, stat, token in rows.tolist()]
+
+    def kuromoji_best(self, text: str, prev_rid: int, next_lid: int) -> tuple[int, np.ndarray] | None:
+        """`best(text, prev_rid, next_lid)` for Kuromoji's marks (`_kuromoji_marks`) on a text without
+        whitespace, in one compiled call: (cost, the chosen nodes' rows), or None."""
+        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        d = self._dic
+        low, rows = self._kuromoji_best(
+            data, np.frombuffer(text.encode("utf-32-le"), dtype="<u4"), d.sys.da, d.sys.lids, d.sys.rids,
+            d.sys.costs, d.char_info, d.unk_start, d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space,
+            MAX_GROUPING_SIZE, prev_rid, next_lid, self._matrix, self._lsize)
+        return (int(low), rows) if len(rows) else None
 
     def feature(self, stat: int, token: int) -> str:
         """The features of a node (from `nodes`: its stat and token index)."""
@@ -466,10 +536,11 @@ class Lattice:
                      if start == 0 and end == size and d.feature(stat, token) == features}
         return found.pop() if len(found) == 1 else None
 
-    def known_words(self, text: str) -> list[tuple[int, int]]:
-        """(start byte, end byte) of every dictionary word in `text`'s lattice."""
-        rows = self.nodes(text)
-        return rows[rows[:, 5] == 0, :2].tolist()
+    def inside_words(self, text: str) -> np.ndarray:
+        """Per character of `text`: whether it lies inside a dictionary word of `text`'s lattice,
+        neither the word's first nor its last character."""
+        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        return self._inside(self._rows(data), data)
 
 
 class _Flag(tuple):
