@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
+from .format import write_npy_header
 from .pages import release_pages
 
 ID_RUN = 1 << 19  # ids sorted in memory at a time (~90 B each while sorting)
@@ -99,7 +100,7 @@ class DocTable:
         n = self.n
         path = self.folder / "docid_rank.npy"
         with open(path, "wb") as out:
-            _header(out, np.uint32, (n,))
+            write_npy_header(out, np.uint32, (n,))
             header = out.tell()
             out.truncate(header + 4 * n)
         rank = np.memmap(path, dtype=np.uint32, mode="r+", offset=header, shape=(n,)) if n else np.zeros(0, np.uint32)
@@ -138,7 +139,7 @@ class DocTable:
         empty = untitled = 0
         paths = {f: self.folder / f"build-len-{f}" for f in FIELDS}
         with open(self.folder / "lengths.npy", "wb") as out:
-            _header(out, np.uint32, (1 + len(FIELDS), n))
+            write_npy_header(out, np.uint32, (1 + len(FIELDS), n))
             for row in ("flat",) + FIELDS:
                 for a in range(0, n, BLOCK * 16):
                     count = min(BLOCK * 16, n - a)
@@ -152,12 +153,6 @@ class DocTable:
                         untitled += int((part["title"] == 0).sum())
                     out.write(lens.astype(np.uint32).tobytes())
         return {"lengths": {f: tuple(v) for f, v in stats.items()}, "empty": empty, "untitled": untitled}
-
-
-def _header(out, dtype, shape: tuple) -> None:
-    """The .npy header np.save writes for an array of this dtype and shape."""
-    np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)),
-                                               "fortran_order": False, "shape": shape})
 
 
 def _read_run(run: Path):

@@ -4,13 +4,20 @@ Fields: `flat` (title + text as one field, what Pyserini's flat indexes hold), t
 field (`title`, `text`). Analysis runs once per field; flat postings are the per-document sum of
 the field postings, exactly what analysing "title text" gives (tokens never span the space).
 
-Data flow: the parent reads documents (ids, duplicate check, content hash) and cuts them into
-chunks; `analyze_chunk` turns a chunk into postings over the chunk's own term list, in worker
-processes when there are several cores (analysis is ~70% of indexing and pure Python); the
-parent maps each chunk's terms to global ids and keeps its postings compactly (uint32 term and
-doc, uint16 tf where it fits). At the end a counting sort by term places every chunk's postings
-straight into the final arrays: chunks arrive in document order, so documents stay ascending
-within each term, and the index bytes do not depend on the number of workers.
+Data flow: the parent reads documents (content hash; ids, lines and lengths go to disk as they
+come, index/doctable.py) and cuts them into chunks; `analyze_chunk` turns a chunk into postings
+over the chunk's own term list, in worker processes when there are several cores (analysis is ~70%
+of indexing and pure Python); the parent maps each chunk's terms to global ids and keeps its
+postings (and positions) compactly (uint32 term and doc, uint16 tf where it fits). When they
+exceed the memory budget they go to a run on disk (`_spill`); at the end the runs are merged a
+range of terms at a time (`_merge_runs`), or, if nothing was spilled, a counting sort by term
+places every chunk's postings straight into the final arrays (`_merge_postings`). Chunks arrive in
+document order, so documents stay ascending within each term either way, and the index bytes do
+not depend on the budget or the number of workers.
+
+Memory: the budget of postings held, one merge step (budget / MERGE_BYTES postings), the vocabulary
+(a dict entry per distinct term: it grows with the corpus, slower than it), fixed buffers, and per
+analysis worker one chunk plus a stem cache renewed every ANALYZER_DOCS documents.
 """
 from __future__ import annotations
 
@@ -44,6 +51,7 @@ from .format import (
     commit_generation,
     crc32_file,
     next_generation_name,
+    write_npy_header,
 )
 
 FIELDS = ("title", "text")
@@ -53,7 +61,8 @@ MEMORY_BUDGET = 1 << 29  # postings held in memory before a sorted run goes to d
 DEFAULT_POSTINGS = "raw"
 MERGE_POSTINGS = 1 << 24  # most postings merged per step of the final pass
 MERGE_BYTES = 40  # bytes of temporaries per posting in a merge step (measured ~35): steps of budget / MERGE_BYTES
-ANALYZER_DOCS = 200_000  # documents an analysis process analyses before it takes a fresh analyzer (_Analysis)
+ANALYZER_DOCS = 500_000  # documents an analysis process analyses before it takes a fresh analyzer (_Analysis): a
+# fresh English analyzer relearns ~1.5-2.5 s of CPU per 50k documents of synthetic text, so fewer renewals cost time
 
 
 @dataclass
@@ -90,9 +99,11 @@ def build_index(
     writes an index at a time (a second one fails at once), and an OS fault (full disk, read-only
     place) is a one-line `SoundingError` that leaves the previous index as it was.
     `need_bytes`: the free space to insist on before starting (an estimate from the input size).
+    A repeated document id is a `DataError` at its second line naming the first, raised once the
+    input has been read (the ids are checked by an external sort, not held in memory).
     `memory`: bytes of postings the build may hold before it writes them to a sorted run on disk
     (default MEMORY_BUDGET); the runs are merged in one streaming pass at the end. The index bytes do
-    not depend on it. (An index with positions is built in memory.)
+    not depend on it. Positions spill and merge with their postings.
     `postings`: "raw" (6 bytes a posting; DEFAULT_POSTINGS) or "packed" (blocks of bit-packed gaps and
     term frequencies, index/packed.py: ~1.5 bytes a posting); positions are kept with raw postings only.
     `progress`, if given, is called with the number of documents indexed so far.
@@ -450,7 +461,7 @@ def _spill(chunks: list[dict], run: Path) -> Path:
         parts = [("term", np.uint32), ("doc", np.uint32), ("tf", np.uint32 if wide else np.uint16)]
         for k, (name, dtype) in enumerate(parts + [("pos", np.uint32)] * with_positions):
             with open(run / f"{f}-{name}.npy", "wb") as out:
-                _npy_header(out, dtype, (sum(len(c[f][k]) for c in chunks),))
+                write_npy_header(out, dtype, (sum(len(c[f][k]) for c in chunks),))
                 for c in chunks:
                     out.write(np.ascontiguousarray(c[f][k], dtype=dtype).tobytes())
     return run
@@ -466,7 +477,7 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path,
     while merging. Same bytes as _merge_postings."""
     n_fields = len(ALL_FIELDS)
     counts = np.zeros((n_fields, n_terms), dtype=np.int64)
-    pos_counts = np.zeros((n_fields, n_terms), dtype=np.int64)  # positions per term (positions only)
+    pos_counts = np.zeros((n_fields, n_terms if positions else 0), dtype=np.int64)  # positions per term
     step = max(1, min(MERGE_POSTINGS, budget // MERGE_BYTES))
     wide = False
     for run in runs:
@@ -486,7 +497,7 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path,
             np.save(run / f"{f}-doc.npy", np.load(run / f"{f}-doc.npy")[order])
             del order
     offsets = _cumulative(counts)
-    pos_ends = _cumulative(pos_counts)  # positions before each term's, over all fields
+    pos_ends = _cumulative(pos_counts)  # positions before each term's, over all fields (positions only)
     total = int(offsets[-1, -1])
     tf_dtype = np.dtype(np.uint32 if wide else np.uint16)
     packer = PackedWriter(folder) if postings == "packed" else None
@@ -496,7 +507,7 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path,
             [("pos_offsets", np.int64, total + 1), ("positions", np.uint32, int(pos_ends[-1, -1]))] if positions else [])
         for name, dtype, size in names:
             outs[name] = stack.enter_context(open(folder / f"{name}.npy", "wb"))
-            _npy_header(outs[name], dtype, (size,))
+            write_npy_header(outs[name], dtype, (size,))
         if packer is not None:
             stack.callback(packer.abort)
         if positions:
@@ -561,12 +572,6 @@ def _cumulative(counts: np.ndarray) -> np.ndarray:
     return out
 
 
-def _npy_header(out, dtype, shape: tuple) -> None:
-    """The .npy header np.save writes for an array of this dtype and shape (data to follow)."""
-    np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)),
-                                               "fortran_order": False, "shape": shape})
-
-
 def _segment_index(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     """Indexes of the segments values[starts[i] : starts[i] + lens[i]], one after another (int64 lens)."""
     return np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))
@@ -583,7 +588,7 @@ def _save_segments(path: Path, values: np.ndarray, seg_lengths: np.ndarray, orde
     seg_lengths = seg_lengths.astype(np.int64)
     starts = np.cumsum(seg_lengths) - seg_lengths
     with open(path, "wb") as out:
-        _npy_header(out, values.dtype, (len(values),))
+        write_npy_header(out, values.dtype, (len(values),))
         a = 0
         while a < len(order):
             b = a + max(1, int(np.searchsorted(np.cumsum(seg_lengths[order[a : a + step]]), step, side="right")))
