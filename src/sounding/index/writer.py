@@ -43,7 +43,7 @@ from .. import validate
 from ..io import check_output_dir, os_error, remove_stale, writer_lock
 from .doctable import DocTable
 from .packed import PackedWriter
-from .pages import release_pages
+from .pages import release_pages, trim_heap
 from .format import (
     POSTINGS,
     FieldStats,
@@ -199,6 +199,7 @@ class _Analysis:
     def __call__(self, texts: dict[str, list[str]], positions: bool) -> dict:
         if self._analyzer is None or self._docs >= ANALYZER_DOCS:
             self._analyzer = None  # the old cache goes before the new analyzer fills its own
+            trim_heap()
             self._analyzer = self._factory()
             self._docs = 0
         self._docs += len(texts["text"])
@@ -371,6 +372,7 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
         if chunks:
             runs.append(_spill(chunks, folder / f"run-{len(runs):05d}"))
             chunks.clear()
+        trim_heap()  # the held postings' blocks, before the merge's arrays
         arrays = _merge_runs(runs, remap, n_terms, folder, postings, positions, budget)
     else:
         arrays = _merge_postings(chunks, remap, n_terms, positions)
