@@ -118,6 +118,7 @@ def test_build_memory_does_not_grow_with_the_documents(tmp_path, monkeypatch):
         for i in range(n):
             yield Document(f"doc-{i:07d}", " ".join(rng.choices(words, k=3)), " ".join(rng.choices(words, k=30)), i + 1)
 
+    build_index(docs(2000), tmp_path / "warm", workers=1, memory=1_000_000)  # compiled kernels, imports: not measured
     peaks = []
     for n in (4000, 16000):
         tracemalloc.start()
@@ -127,7 +128,7 @@ def test_build_memory_does_not_grow_with_the_documents(tmp_path, monkeypatch):
         finally:
             tracemalloc.stop()
     assert Index(tmp_path / "ix16000").n_docs == 16000
-    assert peaks[1] - peaks[0] < 600_000, peaks  # 12,000 more documents: < 50 B each
+    assert peaks[1] - peaks[0] < 400_000, peaks  # 12,000 more documents: < 35 B each
 
 
 def test_budget_is_checked_and_the_cli_flag(tmp_path, capsys):

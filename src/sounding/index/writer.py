@@ -273,6 +273,7 @@ def analyze_chunk(analyze, texts: dict[str, list[str]], positions: bool) -> dict
         uniq, inverse = np.unique(keys, return_inverse=True)
         out["flat"] = _split(uniq, np.bincount(inverse, weights=np.concatenate(flat_tfs)).astype(np.int64), None)
     out["terms"] = list(local)
+    local.default_factory = None  # the factory is local's own method: a cycle that only the collector would free
     return out
 
 
