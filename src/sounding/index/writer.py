@@ -58,7 +58,7 @@ from .format import (
 FIELDS = ("title", "text")
 ALL_FIELDS = ("flat",) + FIELDS
 CHUNK_DOCS = 500  # small enough to spread a small corpus over the workers
-MEMORY_BUDGET = 1 << 29  # postings held in memory before a sorted run goes to disk (bytes): NQ-size synthetic peaks at 1.88 GiB, all processes
+MEMORY_BUDGET = 1 << 29  # postings held in memory before a sorted run goes to disk (bytes): NQ-size synthetic peaks at 1.23 GiB, all processes
 DEFAULT_POSTINGS = "raw"
 MERGE_POSTINGS = 1 << 24  # most postings merged per step of the final pass
 MERGE_BYTES = 40  # bytes of temporaries per posting in a merge step (measured ~35): steps of budget / MERGE_BYTES
