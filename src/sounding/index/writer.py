@@ -524,6 +524,7 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path,
             parts_of = ("term", "doc", "tf") + (("pos",) if positions else ())
             maps = [tuple(np.load(run / f"{f}-{part}.npy", mmap_mode="r") for part in parts_of) for run in runs]
             pos_at = [0] * len(runs)  # each run's first position not merged yet
+            at = [0] * len(runs)  # each run's first posting not merged yet
             t0 = 0
             while t0 < n_terms:
                 t1 = t0 + max(1, int(np.searchsorted(offsets[i, t0 + 1:] - offsets[i, t0], step, side="right")))
@@ -532,8 +533,10 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path,
                 parts = []
                 for r, m in enumerate(maps):
                     term, doc, tf = m[:3]
-                    # keys of the array's own type: numpy would otherwise convert (read) the whole array
-                    a, b = np.searchsorted(term, np.array([t0, t1], dtype=term.dtype))
+                    # a binary search from where the last step ended: np.searchsorted on the mapped
+                    # array made ~40 % of its pages resident at each call (measured)
+                    a = at[r]
+                    b = at[r] = _first_at_least(np.asarray(term), a, t1)
                     part = (term[a:b], doc[a:b], tf[a:b])
                     if positions:
                         p1 = pos_at[r] + int(part[2].sum(dtype=np.int64))
@@ -584,6 +587,19 @@ def _stable_dest(t, counts, dest):
     for i in range(t.shape[0]):
         dest[i] = first[t[i]]
         first[t[i]] += 1
+
+
+@nb.njit(cache=True)
+def _first_at_least(values, lo, key):
+    """The first index from `lo` on whose value is >= key (values ascending)."""
+    hi = values.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if values[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @nb.njit(cache=True)
