@@ -37,7 +37,7 @@ seconds; peak memory of the whole process tree,
 the sum of every process's PSS sampled every 0.2 s), prints each field's postings bytes, and searches
 all queries at top 10 / 100 / 1000 with one thread, each in a fresh process (queries per second, best
 of 3, and that process's peak RSS, VmHWM), with the load average beside every figure. --search-only
-reuses indexes already built under --bench.
+reuses indexes already built under --bench; --positions builds them with positions (raw postings only).
 """
 from __future__ import annotations
 
@@ -414,7 +414,7 @@ def _load() -> str:
     return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def bench_build(corpus: Path, index: Path, postings: str, memory: float) -> dict:
+def bench_build(corpus: Path, index: Path, postings: str, memory: float, positions: bool = False) -> dict:
     """Build with `sounding index` in a child process; wall seconds and the tree's peak PSS."""
     import os
     import shutil
@@ -424,8 +424,9 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float) -> dict
     # the API, as `sounding index` calls it but without its progress bar (whose thread keeps the
     # analysis in one process: forking beside a running thread is not safe)
     code = ("import sys; from sounding.pipeline import index_dataset; "
-            "index_dataset(sys.argv[1], sys.argv[2], postings=sys.argv[3], memory=int(float(sys.argv[4]) * 2**30))")
-    cmd = [sys.executable, "-c", code, str(corpus), str(index), postings, str(memory)]
+            "index_dataset(sys.argv[1], sys.argv[2], postings=sys.argv[3], memory=int(float(sys.argv[4]) * 2**30), "
+            "positions=sys.argv[5] == 'positions')")
+    cmd = [sys.executable, "-c", code, str(corpus), str(index), postings, str(memory), "positions" if positions else "-"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     peak, peak_at = 0, 0.0
@@ -440,7 +441,7 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float) -> dict
     seconds = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"index build failed ({os.waitstatus_to_exitcode(status)}): {' '.join(cmd)}")
-    return {"postings": postings, "build_s": round(seconds, 1), "build_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+    return {"postings": postings, "positions": positions, "build_s": round(seconds, 1), "build_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
             "build_peak_pss_gib": round(peak / 2**20, 2), "build_peak_at_s": round(peak_at, 1), "load": _load()}
 
 
@@ -497,6 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--postings", nargs="+", default=["packed"], choices=["raw", "packed"])
     ap.add_argument("--memory", type=float, default=1.0, help="the build's --memory (GiB)")
     ap.add_argument("--search-only", action="store_true", help="search the indexes already under --bench")
+    ap.add_argument("--positions", action="store_true", help="build with positions (raw postings only)")
     args = ap.parse_args(argv)
     if args.scale <= 0:
         ap.error("--scale must be positive")
@@ -511,10 +513,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(stats, indent=1))
     if args.bench:
         for postings in args.postings:
-            index = Path(args.bench) / f"synth-{args.scale:g}-{postings}"
+            index = Path(args.bench) / f"synth-{args.scale:g}-{postings}{'-positions' * args.positions}"
             row = {"scale": args.scale, "postings": postings}
             if not args.search_only:
-                row |= bench_build(Path(args.out) / "corpus.jsonl.gz", index, postings, args.memory)
+                row |= bench_build(Path(args.out) / "corpus.jsonl.gz", index, postings, args.memory, args.positions)
             row |= index_sizes(index)
             for k in (10, 100, 1000):
                 row[f"top{k}"] = bench_search(index, Path(args.out) / "queries.jsonl", k)

@@ -1,6 +1,7 @@
 """Bounded-memory indexing: postings beyond the budget go to sorted runs on disk, merged at the end;
 the index is the same, byte for byte, whatever the budget and the number of analysis workers."""
 import filecmp
+import hashlib
 import json
 import os
 import random
@@ -12,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+import sounding.index.doctable as doctable
 import sounding.index.writer as writer
 from sounding.cli import main
 from sounding.datasets import Document
+from sounding.errors import DataError
 from sounding.index import Index, build_index
 from sounding.index.format import live_generation
 from sounding.search import Searcher
@@ -37,20 +40,95 @@ def _same_index(a: Path, b: Path) -> None:
         assert filecmp.cmp(ga / name, gb / name, shallow=False), name
 
 
+def _digest(index: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(live_generation(index).iterdir()):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _mixed_docs(n=1500, seed=3):
+    """Ids out of byte order (non-ASCII among them), empty titles and texts, one tf beyond uint16."""
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(900)] + ["café", "naïve", "x" * 30]
+    return [Document(f"d{rng.randint(0, 10**9)}" if i % 7 else f"D{i}\u00e9", " ".join(rng.choice(words) for _ in range(rng.randint(0, 4))),
+                     " ".join(rng.choice(words) for _ in range(rng.randint(0, 40))) + (" often" * 70_000 if i == 11 else ""), i + 1)
+            for i in range(n)]
+
+
+# sha256 over the generation's file names and bytes, as the in-memory writer (before the per-document
+# state was streamed to disk) wrote them for _mixed_docs(): the index format is the same whatever the build
+GOLDEN = {
+    "raw": "a6012b7fa25cda1aaaecd263c587512939062386c3414ffcb5991f7649afd319",
+    "packed": "aef03b94ad1268101164bf34b1587edca7df138bde66b9fc8bbb7c128eace7a1",
+    "positions": "7103630ab78a8f80def239bfb4d60a08733d5fdec30032aeae648a8f8acd6593",
+}
+
+
+@pytest.mark.parametrize("options", ["raw", "packed", "positions"])
+def test_index_bytes_are_the_in_memory_writers(tmp_path, monkeypatch, options):
+    kw = {"raw": {}, "packed": {"postings": "packed"}, "positions": {"positions": True}}[options]
+    monkeypatch.setattr(doctable, "ID_RUN", 200)  # many runs of ids, merged
+    monkeypatch.setattr(doctable, "BLOCK", 64)
+    monkeypatch.setattr(writer, "ANALYZER_DOCS", 700)  # fresh analyzers on the way
+    build_index(_mixed_docs(), tmp_path / "spilled", workers=1, memory=30_000, **kw)
+    assert _digest(tmp_path / "spilled") == GOLDEN[options]
+
+
 @pytest.mark.parametrize("workers", [1, 2])
-def test_tiny_budget_spills_many_runs_and_gives_the_same_bytes(tmp_path, monkeypatch, workers):
+@pytest.mark.parametrize("positions", [False, True])
+def test_tiny_budget_spills_many_runs_and_gives_the_same_bytes(tmp_path, monkeypatch, workers, positions):
     docs = _docs()
-    build_index(docs, tmp_path / "memory", workers=1)
-    runs = []
+    build_index(docs, tmp_path / "memory", workers=1, positions=positions)
+    runs = []  # per run written: does it hold positions?
     spill = writer._spill
-    monkeypatch.setattr(writer, "_spill", lambda chunks, run: runs.append(run) or spill(chunks, run))
+    monkeypatch.setattr(writer, "_spill", lambda chunks, run: runs.append((spill(chunks, run) / "flat-pos.npy").is_file()) or run)
     monkeypatch.setattr(writer, "MERGE_POSTINGS", 5_000)  # many merge steps too
-    build_index(docs, tmp_path / "spilled", workers=workers, memory=50_000)
-    assert len(runs) >= 5  # one per 500-document chunk here
+    build_index(docs, tmp_path / "spilled", workers=workers, memory=50_000, positions=positions)
+    assert len(runs) >= 5 and set(runs) == {positions}  # one run per 500-document chunk here
     _same_index(tmp_path / "memory", tmp_path / "spilled")
     assert not list(live_generation(tmp_path / "spilled").glob("run-*"))  # runs are gone once merged
     q = {"a": "w1 w2 often", "b": "w17"}
     assert Searcher(tmp_path / "spilled").search(q).to_run() == Searcher(tmp_path / "memory").search(q).to_run()
+
+
+def test_repeated_id_across_runs_of_ids_names_the_earliest_repeat(tmp_path, monkeypatch):
+    monkeypatch.setattr(doctable, "ID_RUN", 100)
+    docs = [Document(f"d{i}", "", f"w{i % 13}", 10 + i) for i in range(1000)]
+    docs[700] = Document("d5", "", "w1", 710)  # repeats d5 (line 15), in another run of ids
+    docs[900] = Document("d650", "", "w1", 910)  # a later repeat
+    docs[820] = Document("d811", "", "w1", 830)  # within one run, but after the first repeat
+    with pytest.raises(DataError, match=r"c.jsonl:710: duplicate document id 'd5' \(first on line 15\)"):
+        build_index(docs, tmp_path / "ix", source="c.jsonl", workers=1)
+    assert not list((tmp_path / "ix").glob("gen-*"))
+
+
+def test_build_memory_does_not_grow_with_the_documents(tmp_path, monkeypatch):
+    """Python's allocations (numpy's included) peak at the same height for 4x the documents, given a fixed
+    vocabulary: nothing is held per document (the in-memory writer grew by ~400 B a document)."""
+    import tracemalloc
+
+    monkeypatch.setattr(doctable, "ID_RUN", 1000)
+    monkeypatch.setattr(writer, "ANALYZER_DOCS", 2000)
+    words = [f"w{i}" for i in range(3000)]
+
+    def docs(n):
+        rng = random.Random(0)
+        for i in range(n):
+            yield Document(f"doc-{i:07d}", " ".join(rng.choices(words, k=3)), " ".join(rng.choices(words, k=30)), i + 1)
+
+    build_index(docs(2000), tmp_path / "warm", workers=1, memory=1_000_000)  # compiled kernels, imports: not measured
+    peaks = []
+    for n in (4000, 16000):
+        tracemalloc.start()
+        try:
+            build_index(docs(n), tmp_path / f"ix{n}", workers=1, memory=1_000_000)  # a few runs
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert Index(tmp_path / "ix16000").n_docs == 16000
+    assert peaks[1] - peaks[0] < 400_000, peaks  # 12,000 more documents: < 35 B each
 
 
 def test_budget_is_checked_and_the_cli_flag(tmp_path, capsys):

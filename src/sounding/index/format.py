@@ -91,11 +91,22 @@ def array_names(manifest: "Manifest") -> tuple[str, ...]:
     return names + (("pos_offsets", "positions") if manifest.positions else ())
 
 
+def write_npy_header(out, dtype, shape: tuple) -> None:
+    """Write to the file `out` the .npy header np.save gives an array of this dtype and shape, for the
+    array's bytes to be streamed after it (the file is then byte for byte what np.save writes)."""
+    import numpy as np
+
+    np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)),
+                                               "fortran_order": False, "shape": shape})
+
+
 def crc32_file(path: Path) -> str:
     crc = 0
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 22):
-            crc = zlib.crc32(chunk, crc)
+    buf = bytearray(1 << 20)  # one buffer, whatever the file's size
+    view = memoryview(buf)
+    with open(path, "rb", buffering=0) as f:
+        while n := f.readinto(buf):
+            crc = zlib.crc32(view[:n], crc)
     return f"{crc:08x}"
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .format import write_npy_header
+
 BLOCK_SHIFT = 7
 BLOCK = 1 << BLOCK_SHIFT  # postings per block
 PACKED_ARRAYS = ("blk_last", "blk_start", "blk_width", "packed")
@@ -221,8 +223,11 @@ def _npy_header(dtype: np.dtype, shape: tuple, size: int = 128) -> bytes:
 
 class PackedWriter:
     """Writes packed postings into `folder` list by list, as they come (term ranges of one field after
-    another, in posting order): `packed.npy` streams to disk, the per-block arrays (14 bytes a block)
-    are kept until `close`. The bytes do not depend on how the lists are cut into calls."""
+    another, in posting order): `packed.npy` streams to disk, and so do the per-block arrays (through
+    `*.part` files turned into their .npy files by `close`), so memory holds one call's blocks. The
+    bytes do not depend on how the lists are cut into calls."""
+
+    _PARTS = (("blk_last", np.uint32), ("blk_width", np.uint8), ("n_words", np.int64))
 
     def __init__(self, folder):
         from pathlib import Path
@@ -231,27 +236,50 @@ class PackedWriter:
         self._out = open(self.folder / "packed.npy", "wb")
         self._out.write(_npy_header(np.uint32, (0,)))
         self._words = 0
-        self._last, self._width, self._n_words = [], [], []
+        self._blocks = 0
+        self._parts = {name: open(self.folder / f"{name}.part", "wb") for name, _ in self._PARTS}
 
     def add(self, lengths: np.ndarray, docs: np.ndarray, tfs: np.ndarray) -> None:
         last, width, n_words, words = encode(lengths, docs, tfs)
         self._out.write(words.tobytes())
         self._words += len(words)
-        self._last.append(last)
-        self._width.append(width)
-        self._n_words.append(n_words)
+        self._blocks += len(last)
+        for name, values in (("blk_last", last), ("blk_width", width), ("n_words", n_words)):
+            self._parts[name].write(values.tobytes())
 
     def close(self) -> None:
         self._out.write(np.zeros(1, np.uint32).tobytes())  # the decoder's spare word
         self._out.seek(0)
         self._out.write(_npy_header(np.uint32, (self._words + 1,)))
         self._out.close()
-        n_words = np.concatenate(self._n_words) if self._n_words else np.zeros(0, np.int64)
-        starts = np.zeros(len(n_words) + 1, np.int64)
-        np.cumsum(n_words, out=starts[1:])
-        np.save(self.folder / "blk_last.npy", np.concatenate(self._last) if self._last else np.zeros(0, np.uint32))
-        np.save(self.folder / "blk_start.npy", starts)
-        np.save(self.folder / "blk_width.npy", np.concatenate(self._width) if self._width else np.zeros((0, 2), np.uint8))
+        for f in self._parts.values():
+            f.close()
+        n = self._blocks
+        step = 1 << 20
+        with open(self.folder / "blk_last.npy", "wb") as out, open(self.folder / "blk_last.part", "rb") as part:
+            write_npy_header(out, np.uint32, (n,))
+            while chunk := part.read(4 * step):
+                out.write(chunk)
+        with open(self.folder / "blk_width.npy", "wb") as out, open(self.folder / "blk_width.part", "rb") as part:
+            write_npy_header(out, np.uint8, (n, 2))
+            while chunk := part.read(2 * step):
+                out.write(chunk)
+        with open(self.folder / "blk_start.npy", "wb") as out, open(self.folder / "n_words.part", "rb") as part:
+            write_npy_header(out, np.int64, (n + 1,))
+            start = np.zeros(1, np.int64)
+            out.write(start.tobytes())
+            while len(n_words := np.fromfile(part, dtype=np.int64, count=step)):
+                ends = start[-1] + np.cumsum(n_words)
+                out.write(ends.tobytes())
+                start = ends[-1:]
+        self._remove_parts()
 
     def abort(self) -> None:
         self._out.close()
+        for f in self._parts.values():
+            f.close()
+        self._remove_parts()
+
+    def _remove_parts(self) -> None:
+        for name, _ in self._PARTS:
+            (self.folder / f"{name}.part").unlink(missing_ok=True)

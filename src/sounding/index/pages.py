@@ -1,4 +1,4 @@
-"""Resident pages of memory-mapped files: read-once arrays let go of their pages (madvise)."""
+"""Resident memory: read-once mapped arrays let go of their pages (madvise), the heap its free blocks."""
 from __future__ import annotations
 
 import ctypes
@@ -36,3 +36,12 @@ def _libc():
         return ctypes.CDLL(None, use_errno=True)
     except OSError:  # pragma: no cover - no C library to load (Windows)
         return None
+
+
+def trim_heap() -> None:
+    """Hand the C heap's free memory back to the system (glibc's malloc_trim). Blocks freed after a
+    phase (postings held before a spill, an analyzer's cache) otherwise stay resident, and the next
+    phase's large arrays come on top of them."""
+    trim = getattr(_libc(), "malloc_trim", None)
+    if trim is not None:
+        trim(0)
