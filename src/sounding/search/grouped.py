@@ -33,7 +33,7 @@ from numba.extending import overload
 from ..index.packed import decode_list
 from .bounds import BLOCK_SHIFT
 from .topk import _emit, _f32_bits
-from .windowed import PRUNE_SLACK, _lower_bound, _raise_theta, _rank_ties, _window_end
+from .windowed import PRUNE_SLACK, _lower_bound, _max_clauses, _raise_theta, _rank_ties, _window_end
 
 # Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
 # same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
@@ -319,9 +319,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     cell_bits = cell.view(np.uint32)
     n_docs = rank.shape[0]
     window = acc.shape[1]
-    max_clauses = 0
-    for q in range(q_ptr.shape[0] - 1):
-        max_clauses = max(max_clauses, q_ptr[q + 1] - q_ptr[q])
+    max_clauses = _max_clauses(q_ptr)
     cursor = np.empty(max_clauses, np.int64)  # each clause's first posting in the window
     ends = np.empty(max_clauses, np.int64)  # its first posting past the window
     lend = np.empty(max_clauses, np.int64)  # its list's end

@@ -87,6 +87,15 @@ def _kth_bits(keys, m, k, hist):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
+def _max_clauses(q_ptr):
+    """The most clauses one query of the batch has (the size of the kernels' per-clause arrays)."""
+    m = 0
+    for q in range(q_ptr.shape[0] - 1):
+        m = max(m, q_ptr[q + 1] - q_ptr[q])
+    return m
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
 def _contribution(w, p, d, f, tfs, norms, impacts, imp_base, lucene):
     if lucene:
         w32 = np.float32(w)
@@ -204,9 +213,7 @@ def search_windowed(clauses, postings, norms, impacts, imp_base, lucene, maxima,
     cell_bits = cell.view(np.uint32)
     n_docs = rank.shape[0]
     window = wacc.shape[0]
-    max_clauses = 0
-    for q in range(q_ptr.shape[0] - 1):
-        max_clauses = max(max_clauses, q_ptr[q + 1] - q_ptr[q])
+    max_clauses = _max_clauses(q_ptr)
     cursor = np.empty(max_clauses, np.int64)  # each clause's next posting
     ends = np.empty(max_clauses, np.int64)  # each clause's first posting past the window
     rest = np.zeros(max_clauses + 1, np.float64)  # rest[i]: the most clauses i.. add in the window

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..index.packed import BLOCK, BLOCK_SHIFT, _get, decode_block
 from .topk import _emit, _f32_bits
-from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _lower_bound, _raise_theta,
-                       _rank_ties, _window_end)
+from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _lower_bound, _max_clauses,
+                       _raise_theta, _rank_ties, _window_end)
 
 _F32_ONE = np.float32(1.0)
 _ONE = np.uint64(1)
@@ -165,9 +165,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
     cell_bits = cell.view(np.uint32)
     n_docs = rank.shape[0]
     window = wacc.shape[0]
-    max_clauses = 0
-    for q in range(q_ptr.shape[0] - 1):
-        max_clauses = max(max_clauses, q_ptr[q + 1] - q_ptr[q])
+    max_clauses = _max_clauses(q_ptr)
     cb = np.empty(max_clauses, np.int64)  # each clause's current block (decoded in its buffer row)
     cpos = np.empty(max_clauses, np.int64)  # its next posting in that block (−1: the block is not decoded yet)
     ctarget = np.empty(max_clauses, np.int64)  # with cpos −1: the cursor is at the block's first document ≥ this
