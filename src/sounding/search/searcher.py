@@ -267,22 +267,22 @@ class Searcher:
                             np.zeros((0, k), np.float32), np.zeros(0, np.int64), 0, 0)
             self._compiled.add(kernel)
 
-    def _matches(self, text: str, typos: bool, typo_factor: float) -> list[tuple[int, float]]:
-        """(term id, weight factor) per query term occurrence group, in first-occurrence order.
+    def _matches(self, tokens: list[str], typos: bool, typo_factor: float, lookup) -> list[tuple[int, float]]:
+        """(term id, weight factor) per query term occurrence group of a query's analysed `tokens`, in
+        first-occurrence order; `lookup(term)` gives a term's id or None.
 
         A term repeated in the query counts once per occurrence (Lucene's BooleanQuery); with typo
         tolerance, index terms near a query term join it, down-weighted per typo."""
-        term_ids = self.index.term_ids
-        counts = Counter(self.analyze(text))  # insertion order: deterministic clause order
+        counts = Counter(tokens)  # insertion order: deterministic clause order
         if not typos:
-            return [(t, float(c)) for t, c in zip(map(term_ids.get, counts), counts.values()) if t is not None]
+            return [(t, float(c)) for t, c in zip(map(lookup, counts), counts.values()) if t is not None]
         out: dict[int, float] = {}
         for term, count in counts.items():
-            if term in term_ids:
-                t = term_ids[term]
+            t = lookup(term)
+            if t is not None:
                 out[t] = out.get(t, 0.0) + count
             for variant, n in self._typo_matcher.variants(term):
-                t = term_ids[variant]
+                t = lookup(variant)
                 out[t] = out.get(t, 0.0) + count * typo_factor**n
         return list(out.items())
 
@@ -302,18 +302,16 @@ class Searcher:
         return self._last_analysed.get(key, lambda: self._analyse_batch(key[0], typos, typo_factor))
 
     def _analyse_batch(self, texts: tuple[str, ...], typos: bool, typo_factor: float) -> list:
-        """`[self._matches(t, typos, typo_factor) for t in texts]`; without typos, the analyzer's batch call
-        where it has one (new tokens stemmed together) and each distinct term looked up once."""
+        """`_matches` of each text: through the analyzer's batch call where it has one (new tokens stemmed
+        together), each distinct term looked up once."""
         many = getattr(self.analyze, "analyze_many", None)
-        if typos or many is None or len(texts) < 2:
-            return [self._matches(text, typos, typo_factor) for text in texts]
+        tokens = many(list(texts)) if many is not None and len(texts) > 1 else map(self.analyze, texts)
         term_ids, seen = self.index.term_ids, {}
-        out = []
-        for tokens in many(list(texts)):
-            counts = Counter(tokens)  # insertion order: deterministic clause order
-            ids = [seen[t] if t in seen else seen.setdefault(t, term_ids.get(t)) for t in counts]
-            out.append([(t, float(c)) for t, c in zip(ids, counts.values()) if t is not None])
-        return out
+
+        def lookup(term: str) -> int | None:
+            return seen[term] if term in seen else seen.setdefault(term, term_ids.get(term))
+
+        return [self._matches(toks, typos, typo_factor, lookup) for toks in tokens]
 
     @cached_property
     def _last_analysed(self) -> LastSetting:
