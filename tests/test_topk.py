@@ -74,7 +74,7 @@ def test_sparse_and_dense_queries_match_a_numpy_reference(tmp_path):
     setting = s._setting(lay, 0.9, 0.4, False)
     for k in (10, 1000):
         res = s.search(queries, k=k)
-        clauses = s._clauses([s._matches(t, False, 0.5) for _, t in queries], lay, 0.9, 0.4, False)
+        clauses = s._clauses(s._analyse_batch(tuple(t for _, t in queries), False, 0.5), lay, 0.9, 0.4, False)
         ptr, c_field, c_term, c_weight = clauses[:4]
         for i in range(len(queries)):
             acc = np.zeros(s.index.n_docs)
