@@ -18,7 +18,7 @@ def _segments(words: list[str], text: str) -> list[str]:
     a word list of `words`."""
     cps = np.frombuffer(text.encode("utf-32-le"), np.int32)
     spans = thai._compiled()(cps, thai._char_classes(), thai.trie_array(words)).tolist()
-    return [text[spans[k] : spans[k + 1]] for k in range(0, len(spans), 3)]
+    return [text[max(s, -1 - s) : e] for s, e in zip(spans[1::2], spans[2::2])]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -54,7 +54,11 @@ def test_range_read_with_fewer_than_two_dictionary_characters_is_one_segment():
 def test_stretches_between_ranges_are_marked_when_they_hold_a_letter_or_digit():
     cps = np.frombuffer("กข ABC คง ?".encode("utf-32-le"), np.int32)
     spans = thai._compiled()(cps, thai._char_classes(), thai.trie_array(["กข", "คง"])).tolist()
-    assert spans == [0, 2, 0, 2, 7, 1, 7, 9, 0]  # (start, end, kind): " ?" holds neither
+    # a flag (a stretch with a letter or digit exists), then (start, end) pairs, a stretch's start
+    # as -1 - start; " ?" holds neither
+    assert spans == [1, 0, 2, -3, 7, 7, 9]
+    cps = np.frombuffer("กข ? คง".encode("utf-32-le"), np.int32)
+    assert thai._compiled()(cps, thai._char_classes(), thai.trie_array(["กข", "คง"])).tolist() == [0, 0, 2, 5, 7]
 
 
 def test_word_list_takes_thai_characters_only():
@@ -103,6 +107,17 @@ def test_analyzer_terms():
     assert th("อหังการ์ราชันย์ยักษ์ ได้รับรางวัลการ์ตูนไทยยอดเยี่ยมประจำปี 2553 จากงานใคร?") == [
         "อหังการ์ราชันย์", "ยักษ์", "รางวัล", "การ์ตูน", "ไทย", "ยอด", "เยี่ยม", "ประจำ", "ปี", "2553", "งาน", "ใคร"]
     assert th("") == [] and th("   ?") == []
+
+
+def test_thai_only_texts_take_the_same_terms_as_mixed_ones():
+    """A text of Thai runs alone takes a shorter path (its segments are their own terms) than one
+    with other letters or digits between the runs: both drop the same stop words (ขึ้น, ใน)."""
+    pytest.importorskip("icu")
+    th = thai.ThaiAnalyzer()
+    text = "บริษัทก่อตั้งขึ้นในปี กรุงเทพฯ คนฯลฯดี ไทย\u200bดี?"
+    terms = ["บริษัท", "ก่อตั้ง", "ปี", "กรุงเทพฯ", "คน", "ฯลฯ", "ดี", "ไทย\u200bดี"]
+    assert th(text) == terms
+    assert th("ABC " + text) == ["abc", *terms] and th(text + " ๑๒") == [*terms, "12"]
 
 
 def test_analyzer_gives_the_same_terms_from_many_threads():

@@ -256,16 +256,18 @@ def _divide(cps, trie, start, end, current, best, possible, wrong):
 
 
 def _segment(cps, classes, trie):
-    """The text cps cut into dictionary ranges and what lies between them: (start, end, kind)
-    triples in text order, kind 0 for a segment of a range that ThaiTokenizer keeps (it starts with
-    a letter or digit), 1 for a stretch between ranges that holds a letter or digit."""
+    """The text cps cut into dictionary ranges and what lies between them: a flag, then (start,
+    end) pairs in text order. A pair is a segment of a range that ThaiTokenizer keeps (it starts with
+    a letter or digit), or, with start given as -1 - start, a stretch between ranges that holds a
+    letter or digit; the flag is 1 when there is such a stretch, else 0."""
     n = cps.shape[0]
-    out = np.empty(3 * n + 3, np.int64)
+    out = np.empty(2 * n + 3, np.int64)
     current = np.empty(n + 2, np.int64)
     best = np.empty(n + 2, np.int64)
     possible = np.empty(4 * n + 4, np.int64)
     wrong = np.zeros(n + 2, np.bool_)
-    k, gap, gap_keeps, i = 0, 0, False, 0
+    out[0] = 0
+    k, gap, gap_keeps, i = 1, 0, False, 0
     while i < n:
         j = _range_end(cps, classes, i)
         if j == i:
@@ -274,8 +276,8 @@ def _segment(cps, classes, trie):
             i += 1
             continue
         if gap_keeps:
-            out[k], out[k + 1], out[k + 2] = gap, i, 1
-            k += 3
+            out[0], out[k], out[k + 1] = 1, -1 - gap, i
+            k += 2
         dict_chars = _dict_chars_read_after(cps, classes, i, j)
         for m in range(i, j):
             if classes[cps[m]] & _DICT:
@@ -289,13 +291,13 @@ def _segment(cps, classes, trie):
         for m in range(count):
             e = current[m]
             if e > s and cps[s] < 0x10000 and classes[cps[s]] & _KEEP:
-                out[k], out[k + 1], out[k + 2] = s, e, 0
-                k += 3
+                out[k], out[k + 1] = s, e
+                k += 2
             s = e
         i, gap, gap_keeps = j, j, False
     if gap_keeps:
-        out[k], out[k + 1], out[k + 2] = gap, n, 1
-        k += 3
+        out[0], out[k], out[k + 1] = 1, -1 - gap, n
+        k += 2
     return out[:k]
 
 
@@ -389,16 +391,19 @@ class ThaiAnalyzer:
             bi = self._local.breaker = self._icu.BreakIterator.createWordInstance(self._icu.Locale("th"))
         return bi
 
+    def _spans(self, text: str) -> list[int]:
+        return self._segment(np.frombuffer(text.encode("utf-32-le"), np.int32), self._classes, self._trie).tolist()
+
     def segments(self, text: str) -> list[str]:
         """The segments ThaiTokenizer keeps, in order (before lowercasing and the stop filter)."""
-        cps = np.frombuffer(text.encode("utf-32-le"), np.int32)
-        spans = iter(self._segment(cps, self._classes, self._trie).tolist())
+        spans = iter(self._spans(text))
+        next(spans)
         out: list[str] = []
-        for start, end, between in zip(spans, spans, spans):
-            if between:
-                out.extend(self._other_segments(text[start:end]))
-            else:
+        for start, end in zip(spans, spans):
+            if start >= 0:
                 out.append(text[start:end])
+            else:
+                out.extend(self._other_segments(text[-1 - start : end]))
         return out
 
     def _other_segments(self, text: str) -> list[str]:
@@ -463,17 +468,30 @@ class ThaiAnalyzer:
     def __call__(self, text: str) -> list[str]:
         if not text:
             return []
+        spans = iter(self._spans(text))
+        stop = self._stop
+        # A segment of a dictionary range holds Thai dictionary characters, ๆ, ฯ and characters of
+        # categories Mn, Me and Cf only, which lowercasing and the digit filter leave as they are:
+        # its term is itself, unless it is a stop word.
+        if not next(spans):
+            return [seg for start, end in zip(spans, spans) if (seg := text[start:end]) not in stop]
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
         out = []
-        for seg in self.segments(text):
-            term = cache.get(seg)
-            if term is None:
-                t = decimal_digits(java_lower(seg))
-                term = cache[seg] = "" if t in self._stop else t
-            if term:
-                out.append(term)
+        for start, end in zip(spans, spans):
+            if start >= 0:
+                seg = text[start:end]
+                if seg not in stop:
+                    out.append(seg)
+                continue
+            for seg in self._other_segments(text[-1 - start : end]):
+                term = cache.get(seg)
+                if term is None:
+                    t = decimal_digits(java_lower(seg))
+                    term = cache[seg] = "" if t in stop else t
+                if term:
+                    out.append(term)
         return out
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
