@@ -55,12 +55,12 @@ _DENSE_FANOUT = 8  # states with this many transitions or more get a row indexed
 
 def trie_array(lines) -> np.ndarray:
     """A word list (one word a line, '#' comments, Thai-block characters only) as a trie in one
-    int32 array: [S, E, R, column[128], edge_start[S + 1], final[S], row[S], dense[R × 128],
-    edge_char[E], edge_next[E]] for S states (0 the root), E transitions and R dense rows.
-    column[c - U+0E00] marks the characters that occur in words (the JDK's dictionary columns);
-    final[s] a word's end. State s's transitions are edge_char/edge_next over [edge_start[s],
-    edge_start[s + 1]), sorted by character, and where row[s] >= 0 also dense[row[s] × 128 + c -
-    U+0E00] (0: none), for the states with many."""
+    int32 array: [S, R, column[128], record[2S], dense[R × 128], edge[E]] for S states (0 the
+    root), R dense rows and E transitions. column[c - U+0E00] marks the characters that occur in
+    words (the JDK's dictionary columns). A state is referred to by its code, state × 2 + 1 where a
+    word ends there, else state × 2. State s's transitions are, for a state with many (a dense
+    row r, record[2s] = -1 - r), dense[r × 128 + c - U+0E00] (the next code; 0: none), else
+    edge[record[2s]:record[2s + 1]], each next code × 128 + c - U+0E00, sorted by character."""
     children: list[dict[int, int]] = [{}]
     ends = [0]
     for line in lines:
@@ -78,55 +78,48 @@ def trie_array(lines) -> np.ndarray:
                 ends.append(0)
             s = t
         ends[s] = 1
-    n_states, n_edges = len(children), len(children) - 1
-    column = np.zeros(0x80, np.int32)
-    edge_start = np.zeros(n_states + 1, np.int32)
-    edge_char = np.empty(n_edges, np.int32)
-    edge_next = np.empty(n_edges, np.int32)
-    row = np.full(n_states, -1, np.int32)
-    dense = []
-    k = 0
+    n_states = len(children)
+    column = np.zeros(0x80, np.int64)
+    record = np.zeros(2 * n_states, np.int64)
+    dense: list[np.ndarray] = []
+    edge: list[int] = []
     for s, kids in enumerate(children):
-        edge_start[s] = k
-        if len(kids) >= _DENSE_FANOUT:
-            row[s] = len(dense)
-            dense.append(np.zeros(0x80, np.int32))
-        for c in sorted(kids):
-            edge_char[k], edge_next[k] = c, kids[c]
+        for c in kids:
             column[c - 0x0E00] = 1
-            if row[s] >= 0:
-                dense[row[s]][c - 0x0E00] = kids[c]
-            k += 1
-    edge_start[-1] = k
-    parts = [[n_states, n_edges, len(dense)], column, edge_start, ends, row, *dense, edge_char, edge_next]
+        if len(kids) >= _DENSE_FANOUT:
+            record[2 * s] = -1 - len(dense)
+            row = np.zeros(0x80, np.int64)
+            for c, t in kids.items():
+                row[c - 0x0E00] = 2 * t + ends[t]
+            dense.append(row)
+        else:
+            record[2 * s] = len(edge)
+            edge.extend((2 * kids[c] + ends[kids[c]]) * 0x80 + c - 0x0E00 for c in sorted(kids))
+            record[2 * s + 1] = len(edge)
+    parts = [[n_states, len(dense)], column, record, *dense, np.array(edge, np.int64)]
     return np.concatenate(parts).astype(np.int32)
 
 
-def _is_final(trie, state):
-    return trie[132 + trie[0] + state] != 0
+_RECORDS = 2 + 0x80  # where the state records start in a trie array
 
 
-def _next_state(trie, state, c):
-    """The trie's move from `state` on character c (-1: the text's end): the next state, 0 where no
-    word goes on with c, or -1 where c is no word-list character and a word ends at `state`."""
-    if c < 0xE00 or c > 0xE7F or trie[3 + c - 0xE00] == 0:
-        return -1 if _is_final(trie, state) else 0
-    n_states, n_edges, n_rows = trie[0], trie[1], trie[2]
-    rows = 132 + 2 * n_states
-    row = trie[rows + state]
-    if row >= 0:
-        return trie[rows + n_states + row * 0x80 + c - 0xE00]
-    chars = rows + n_states + n_rows * 0x80
-    lo, hi = trie[131 + state], trie[131 + state + 1]
-    end = hi
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if trie[chars + mid] < c:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < end and trie[chars + lo] == c:
-        return trie[chars + n_edges + lo]
+def _next_state(trie, code, c):
+    """The trie's move from the state of `code` on character c (-1: the text's end): the next
+    state's code, 0 where no word goes on with c, or -1 where c is no word-list character and a
+    word ends at the state."""
+    if c < 0xE00 or c > 0xE7F or trie[2 + c - 0xE00] == 0:
+        return -1 if code & 1 else 0
+    c -= 0xE00
+    n_states = trie[0]
+    at = _RECORDS + (code >> 1) * 2
+    lo = trie[at]
+    if lo < 0:
+        return trie[_RECORDS + 2 * n_states + (-1 - lo) * 0x80 + c]
+    edges = _RECORDS + 2 * n_states + trie[1] * 0x80
+    for k in range(edges + lo, edges + trie[at + 1]):  # few: sorted, read in turn
+        e = trie[k]
+        if (e & 0x7F) >= c:
+            return e >> 7 if (e & 0x7F) == c else 0
     return 0
 
 
@@ -193,10 +186,10 @@ def _divide(cps, trie, start, end, current, best, possible, wrong):
     """
     n = cps.shape[0]
     n_current, n_best, n_possible = 0, -1, 0
-    state, i, farthest = 0, start, start
+    state, i, farthest = 0, start, start  # the root's code
     c = cps[i]
     while True:
-        if _is_final(trie, state):
+        if state & 1:  # a word ends here
             if n_possible == possible.shape[0]:  # backing up can visit an offset more than once
                 grown = np.empty(2 * n_possible, np.int64)
                 grown[:n_possible] = possible
@@ -301,7 +294,7 @@ def _segment(cps, classes, trie):
     return out[:k]
 
 
-_KERNELS = ("_is_final", "_next_state", "_dict_chars_read_after", "_range_end", "_divide", "_segment")
+_KERNELS = ("_next_state", "_dict_chars_read_after", "_range_end", "_divide", "_segment")
 
 
 @lru_cache(maxsize=None)
