@@ -61,6 +61,31 @@ def test_stretches_between_ranges_are_marked_when_they_hold_a_letter_or_digit():
     assert thai._compiled()(cps, thai._char_classes(), thai.trie_array(["กข", "คง"])).tolist() == [0, 0, 2, 5, 7]
 
 
+def test_trie_walks_dense_and_sparse_states_alike():
+    """A state with many transitions (ก below: nine) is looked up by character, one with few
+    (ค) through its sorted edges; a code's low bit marks a word's end."""
+    thai._compiled()
+    words = ["ก", "ค", "คง", "ขคง", "ฎ"] + ["ก" + c for c in "กขคงจฉชซฌ"]
+    trie = thai.trie_array(words)
+    assert trie[1] == 1  # one dense row: ก's
+
+    def walk(text):
+        code = 0
+        for c in text:
+            code = thai._next_state(trie, code, ord(c))
+            if code <= 0:
+                return code
+        return code
+
+    for word in words:
+        assert walk(word) > 0 and walk(word) & 1, word
+    assert walk("ขค") > 0 and not walk("ขค") & 1  # on the way to a word, not one
+    # no word goes on with the character (from a dense, a sparse, an edgeless state and the root)
+    assert walk("กฎ") == 0 and walk("คจ") == 0 and walk("กกก") == 0 and walk("ฉ") == 0
+    assert thai._next_state(trie, walk("คง"), ord("a")) == -1  # not a word-list character, a word ends
+    assert thai._next_state(trie, 0, ord("a")) == 0  # at the root no word ends
+
+
 def test_word_list_takes_thai_characters_only():
     with pytest.raises(ValueError, match="outside the Thai block"):
         thai.trie_array(["กข", "abc"])
