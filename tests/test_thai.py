@@ -145,6 +145,18 @@ def test_thai_only_texts_take_the_same_terms_as_mixed_ones():
     assert th("ABC " + text) == ["abc", *terms] and th(text + " ๑๒") == [*terms, "12"]
 
 
+def test_range_characters_are_their_own_terms():
+    """The analyzer takes a dictionary range's segments as terms without lowercasing or the digit
+    filter: every character a range can hold is left as it is by both."""
+    from sounding.analysis.cjk import java_lower
+    from sounding.analysis.filters import decimal_digits
+
+    classes = thai._char_classes()
+    chars = [chr(c) for c in range(0x10000) if classes[c] & (thai._DICT | thai._IGNORE)] + ["ๆ", "ฯ"]
+    assert len(chars) > 1000 and "\u200b" in chars and "\u0301" in chars
+    assert [c for c in chars if decimal_digits(java_lower(c)) != c] == []
+
+
 def test_analyzer_gives_the_same_terms_from_many_threads():
     """ICU's BreakIterator holds the text it breaks: each thread gets its own, so texts analysed at
     once in several threads get the terms they get alone."""

@@ -385,6 +385,7 @@ class ThaiAnalyzer:
         return bi
 
     def _spans(self, text: str) -> list[int]:
+        """`_segment`'s flag and (start, end) pairs for `text`."""
         return self._segment(np.frombuffer(text.encode("utf-32-le"), np.int32), self._classes, self._trie).tolist()
 
     def segments(self, text: str) -> list[str]:
