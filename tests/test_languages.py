@@ -423,6 +423,25 @@ def test_compiled_lattice_code_matches_its_python_form():
         assert (low, last, back.tolist()) == (want_low, want_last, want_back.tolist()) and last >= 0
 
 
+@needs_ja
+def test_lattice_rows_fill_an_array_sized_beforehand():
+    # `_fill_nodes` writes into the array it is given and answers -1 where that is too short, so
+    # that `_mecab_nodes` can size it again outside the loops that write it
+    import numpy as np
+
+    from sounding.analysis import mecab_lattice
+
+    d = JapaneseAnalyzer()._lattice._dic
+    data = np.frombuffer(("ア" * 30).encode("utf-8"), dtype=np.uint8)
+    args = (data, d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs, d.char_info, d.unk_start, d.unk_size,
+            d.unk.lids, d.unk.rids, d.unk.costs, d.space, mecab_lattice.MAX_GROUPING_SIZE)
+    rows = mecab_lattice.compiled()[2](*args)
+    assert len(rows) > 100
+    assert mecab_lattice._fill_nodes(np.empty((len(rows) - 1, 7), dtype=np.int64), *args) == -1
+    out = np.empty((len(rows), 7), dtype=np.int64)
+    assert mecab_lattice._fill_nodes(out, *args) == len(rows) and out.tolist() == rows.tolist()
+
+
 @needs_ko
 def test_korean_drops_particles_and_endings():
     ko = get_analyzer("korean")

@@ -106,6 +106,22 @@ def _kuromoji_marks(arcs, cps):
 
 def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
                  space, max_group):
+    """MeCab 0.996's lattice for the UTF-8 bytes `data` (`_fill_nodes`), in an array sized for it:
+    one of 16 rows a byte first, four times as many while that is too few. (An array that a loop
+    may replace, as growing it in place would, makes numba's code for every write in that loop
+    many times slower.)"""
+    cap = 16 * len(data) + 64
+    while True:
+        out = np.empty((cap, 7), dtype=np.int64)
+        count = _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids,
+                            ucosts, space, max_group)
+        if count >= 0:
+            return out[:count]
+        cap *= 4
+
+
+def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
+                space, max_group):
     """MeCab 0.996's lattice for the UTF-8 bytes `data`, as its all-morphemes output (`-a`) lists it:
     rows start byte, end byte, left id, right id, word cost, stat (1: unknown word), token index (in
     sys.dic, or in unk.dic for an unknown word). Tokenizer::lookup at each position a node ends
@@ -113,7 +129,8 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
     array (`da`: base, check), then, where none is found or the character's class invokes them,
     unknown words from char.def's class (`char_info`: type bits 0-17, default class 18-25, length
     26-29, group 30, invoke 31): the run of the class (if it is no longer than `max_group`) and its
-    first 1 to `length` characters. MeCab puts each new node first in its position's list."""
+    first 1 to `length` characters. MeCab puts each new node first in its position's list. The
+    rows go into `out`; returns their count, or -1 where `out` is too short."""
     n = len(data)
     info_at = np.zeros(n + 1, dtype=np.int64)  # per character start: char.def's info, byte length
     len_at = np.ones(n + 1, dtype=np.int64)
@@ -137,9 +154,8 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
     info_at[n] = char_info[0]  # MeCab reads the string's terminating NUL there
     reached = np.zeros(n + 1, dtype=np.bool_)
     reached[0] = True
-    out = np.empty((64, 7), dtype=np.int64)
-    count = 0
-    node = np.empty((64, 7), dtype=np.int64)  # this position's nodes, in the order they are made
+    cap = len(out)
+    count = 0  # rows before this position's
     ends = np.empty(17, dtype=np.int64)  # a position's unknown words' ends, in order (length <= 15)
     for pos in range(n):
         if not reached[pos]:
@@ -158,10 +174,11 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
             if b == da[b, 1] and v < 0:
                 first, found = (-v - 1) >> 8, (-v - 1) & 0xFF
                 for t in range(first, first + found):
-                    if k == len(node):
-                        node = np.concatenate((node, np.empty_like(node)))
-                    node[k, 0], node[k, 1], node[k, 2], node[k, 3] = begin2, i, lids[t], rids[t]
-                    node[k, 4], node[k, 5], node[k, 6] = costs[t], 0, t
+                    w = count + k
+                    if w == cap:
+                        return -1
+                    out[w, 0], out[w, 1], out[w, 2], out[w, 3] = begin2, i, lids[t], rids[t]
+                    out[w, 4], out[w, 5], out[w, 6] = costs[t], 0, t
                     k += 1
             if i == n:
                 break
@@ -201,19 +218,21 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
                 made += 1
             for e in range(made):
                 for u in range(unk_start[kind], unk_start[kind] + unk_size[kind]):
-                    if k == len(node):
-                        node = np.concatenate((node, np.empty_like(node)))
-                    node[k, 0], node[k, 1], node[k, 2], node[k, 3] = begin2, ends[e], ulids[u], urids[u]
-                    node[k, 4], node[k, 5], node[k, 6] = ucosts[u], 1, u
+                    w = count + k
+                    if w == cap:
+                        return -1
+                    out[w, 0], out[w, 1], out[w, 2], out[w, 3] = begin2, ends[e], ulids[u], urids[u]
+                    out[w, 4], out[w, 5], out[w, 6] = ucosts[u], 1, u
                     k += 1
-        for j in range(k - 1, -1, -1):
-            if count == len(out):
-                out = np.concatenate((out, np.empty_like(out)))
-            out[count] = node[j]
-            count += 1
-            if node[j, 1] <= n:
-                reached[node[j, 1]] = True
-    return out[:count]
+        for j in range(k // 2):  # made in order, listed newest first
+            a, b = count + j, count + k - 1 - j
+            for c in range(7):
+                out[a, c], out[b, c] = out[b, c], out[a, c]
+        for j in range(count, count + k):
+            if out[j, 1] <= n:
+                reached[out[j, 1]] = True
+        count += k
+    return count
 
 
 def _inside_known(rows, data):
@@ -298,13 +317,14 @@ def _kuromoji_best(data, cps, da, lids, rids, costs, char_info, unk_start, unk_s
 def compiled() -> tuple:
     """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes`, `_keep`, `_inside_known` and `_kuromoji_best`
     compiled (numba, cached on disk), and run once on a one-token lattice so that later calls find
-    them loaded. `_kuromoji_best` calls the compiled forms of the others: it is compiled from its
-    code with their names bound to them, so that the module's functions stay plain Python."""
+    them loaded. `_kuromoji_best` calls the compiled forms of the others, `_mecab_nodes` that of
+    `_fill_nodes`: each is compiled from its code with those names bound to them, so that the
+    module's functions stay plain Python."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    viterbi, marks, nodes, keep = jit(_viterbi), jit(_kuromoji_marks), jit(_mecab_nodes), jit(_keep)
-    inside = jit(_inside_known)
+    viterbi, marks, keep, inside = jit(_viterbi), jit(_kuromoji_marks), jit(_keep), jit(_inside_known)
+    nodes = jit(FunctionType(_mecab_nodes.__code__, dict(globals(), _fill_nodes=jit(_fill_nodes)), "_mecab_nodes"))
     scope = dict(globals(), _viterbi=viterbi, _kuromoji_marks=marks, _mecab_nodes=nodes, _keep=keep)
     kuromoji_best = jit(FunctionType(_kuromoji_best.__code__, scope, "_kuromoji_best"))
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
@@ -341,6 +361,8 @@ class _DictionaryFile:
         if header[1] != 102 or bytes(raw[40:72]).rstrip(b"\0").lower().replace(b"-", b"") != b"utf8":
             raise ValueError(f"{path}: not a MeCab 0.996 UTF-8 dictionary")
         self.da = np.frombuffer(raw, dtype="<i4", count=dsize // 4, offset=72).reshape(-1, 2)
+        # base, check as Python ints, read in the machine's byte order as MeCab reads the file
+        self._units = memoryview(self.da.reshape(-1)).cast("B").cast("i")
         tokens = np.frombuffer(raw, dtype=self._TOKEN, count=tsize // 16, offset=72 + dsize)
         self.lids, self.rids, self.costs = (np.ascontiguousarray(tokens[f]) for f in ("lid", "rid", "cost"))
         self._feature_at = tokens["feature"]
@@ -348,14 +370,15 @@ class _DictionaryFile:
 
     def exact(self, key: bytes) -> int:
         """The value a key maps to (Darts' exactMatchSearch), or -1."""
-        b = int(self.da[0, 0])
+        units, size = self._units, len(self.da)
+        b = units[0]
         for c in key:
             q = b + c + 1
-            if q >= len(self.da) or int(self.da[q, 1]) != b:
+            if q >= size or units[2 * q + 1] != b:
                 return -1
-            b = int(self.da[q, 0])
-        v = int(self.da[b, 0])
-        return -v - 1 if int(self.da[b, 1]) == b and v < 0 else -1
+            b = units[2 * q]
+        v = units[2 * b]
+        return -v - 1 if units[2 * b + 1] == b and v < 0 else -1
 
     def feature(self, token: int) -> str:
         start = int(self._feature_at[token])
@@ -393,7 +416,14 @@ class Dictionary:
         self.lsize = int.from_bytes(raw[:2], "little")
         self.matrix = np.frombuffer(raw, dtype="<i2", offset=4)
         self._features: dict[tuple[int, int], str] = {}
-        self.unknown_features = frozenset(self.unk.feature(t) for t in range(len(self.unk.lids)))
+        self.unknown_features: dict[str, list[int]] = {}  # features → the unk.dic entries that have them
+        for t in range(len(self.unk.lids)):
+            self.unknown_features.setdefault(self.unk.feature(t), []).append(t)
+
+    def char_class(self, c: str) -> int:
+        """char.def's default class of a character, read as MeCab reads it (beyond the BMP: code 0)."""
+        code = ord(c)
+        return (int(self.char_info[min(code if code < 0x10000 else 0, len(self.char_info) - 1)]) >> 18) & 0xFF
 
     def feature(self, stat: int, token: int) -> str:
         """The features of a node's token (`stat` 1: of unk.dic)."""
@@ -518,22 +548,27 @@ class Lattice:
         """The features of a node (from `nodes`: its stat and token index)."""
         return self._dic.feature(stat, token)
 
-    def ids(self, surface: str, features: str) -> tuple[int, int] | None:
-        """(left id, right id) of the node that spans `surface` with `features` in the lattice of
-        `surface` alone (MeCab's token for such a line is one of them); None where several differ.
-        The dictionary's entries for the surface are looked up directly unless an unknown word
-        could have those features too."""
+    def ids(self, surface: str, features: str, with_cost: bool = False) -> tuple[int, ...] | None:
+        """(left id, right id) of the entry MeCab's node for `surface` with `features` stands for,
+        and its word cost if `with_cost`: the dictionary's entries for the surface with those
+        features, and the unknown-word entries of the class of its first character (the class
+        MeCab makes unknown words of there) with those features; None where they differ."""
+        if not surface:
+            return None
         d = self._dic
         found = set()
-        value = -1 if features in d.unknown_features else d.sys.exact(surface.encode("utf-8"))
+        unknown = d.unknown_features.get(features)
+        if unknown:
+            kind = d.char_class(surface[0])
+            first, last = int(d.unk_start[kind]), int(d.unk_start[kind] + d.unk_size[kind])
+            found.update((int(d.unk.lids[u]), int(d.unk.rids[u]), int(d.unk.costs[u])) if with_cost
+                         else (int(d.unk.lids[u]), int(d.unk.rids[u])) for u in unknown if first <= u < last)
+        value = d.sys.exact(surface.encode("utf-8"))
         if value >= 0:
             for t in range(value >> 8, (value >> 8) + (value & 0xFF)):
                 if d.feature(0, t) == features:
-                    found.add((int(d.sys.lids[t]), int(d.sys.rids[t])))
-        if not found:
-            size = len(surface.encode("utf-8"))
-            found = {(lid, rid) for start, end, lid, rid, _, stat, token in self.nodes(surface).tolist()
-                     if start == 0 and end == size and d.feature(stat, token) == features}
+                    found.add((int(d.sys.lids[t]), int(d.sys.rids[t]), int(d.sys.costs[t])) if with_cost
+                              else (int(d.sys.lids[t]), int(d.sys.rids[t])))
         return found.pop() if len(found) == 1 else None
 
     def inside_words(self, text: str) -> np.ndarray:
