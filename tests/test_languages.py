@@ -442,6 +442,25 @@ def test_lattice_rows_fill_an_array_sized_beforehand():
     assert mecab_lattice._fill_nodes(out, *args) == len(rows) and out.tolist() == rows.tolist()
 
 
+@needs_ja
+def test_japanese_ids_from_the_dictionary_are_mecabs():
+    # SEARCH mode takes the ids and costs of a penalised token and its neighbours from the
+    # dictionary (sys.dic by surface and features, unk.dic by the first character's class); they
+    # equal MeCab's own, and with MeCab's own (the fallback where entries differ) the terms are the same
+    ja = JapaneseAnalyzer()
+    lattice = ja._lattice
+    for text in _JA_PATHS + ["ｶﾞｷﾞABC１２３😀漢字", "ア" * 30, "コナミデジタルエンタテインメント"]:
+        for plain, with_ids in zip(ja._parse(text).split("\n"), ja._parse_ids(text)):
+            if "\t" in plain:
+                surface, _, features = plain.partition("\t")
+                assert lattice.ids(surface, features, with_cost=True) == ja._ids(with_ids)
+    want = [ja(t) for t in _JA_PATHS]
+    assert ja._line_ids and None not in ja._line_ids.values()
+    fallback = JapaneseAnalyzer()
+    fallback._line_ids = {line: None for line in ja._line_ids}  # as if every entry were ambiguous
+    assert [fallback(t) for t in _JA_PATHS] == want and fallback._parse_ids_tagger is not None
+
+
 @needs_ko
 def test_korean_drops_particles_and_endings():
     ko = get_analyzer("korean")
