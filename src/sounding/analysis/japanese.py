@@ -99,6 +99,7 @@ class JapaneseAnalyzer:
         self._split: dict[str, str] = {}  # unknown word → the same with its punctuation set apart
         self._line_ids: dict[str, tuple[int, int, int] | None] = {}  # plain line → its entry's ids, cost
         self._node_terms: dict[str, tuple[str, ...]] = {}  # line with ids → terms (SEARCH mode's parts)
+        self._flagged_terms: dict[str, tuple[str, ...]] = {}  # stretch with a Kuromoji rule → terms
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
         return [self(t) for t in texts]
@@ -110,6 +111,7 @@ class JapaneseAnalyzer:
             self._split_terms.clear()
             self._line_ids.clear()
             self._node_terms.clear()
+            self._flagged_terms.clear()
         chunks = _IPADIC_SPACE.split(cjk_width(text))
         if len(chunks) == 1:
             return self._chunk(chunks[0]) if chunks[0] else []
@@ -129,7 +131,10 @@ class JapaneseAnalyzer:
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
             if terms.__class__ is not tuple:  # a token with a Kuromoji rule (the flags are not plain tuples)
-                return self._flagged(text, lines)
+                found = self._flagged_terms.get(text)
+                if found is None:
+                    found = self._flagged_terms[text] = tuple(self._flagged(text, lines))
+                return list(found)
             out.extend(terms)
         return out
 
