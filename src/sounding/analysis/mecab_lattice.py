@@ -468,6 +468,9 @@ class Lattice:
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
         self._viterbi, _, self._nodes, self._keep, self._inside, self._kuromoji_best = compiled()
+        # the dictionary's arguments of `_mecab_nodes`, in its order
+        self._dic_args = (dic.sys.da, dic.sys.lids, dic.sys.rids, dic.sys.costs, dic.char_info, dic.unk_start,
+                          dic.unk_size, dic.unk.lids, dic.unk.rids, dic.unk.costs, dic.space, MAX_GROUPING_SIZE)
 
     def nodes(self, text: str) -> np.ndarray:
         """MeCab's lattice for `text`, a row per node in the order of its all-morphemes output:
@@ -475,9 +478,7 @@ class Lattice:
         return self._rows(np.frombuffer(text.encode("utf-8"), dtype=np.uint8))
 
     def _rows(self, data: np.ndarray) -> np.ndarray:
-        d = self._dic
-        return self._nodes(data, d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs, d.char_info, d.unk_start,
-                           d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space, MAX_GROUPING_SIZE)
+        return self._nodes(data, *self._dic_args)
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
@@ -536,12 +537,9 @@ class Lattice:
     def kuromoji_best(self, text: str, prev_rid: int, next_lid: int) -> tuple[int, np.ndarray] | None:
         """`best(text, prev_rid, next_lid)` for Kuromoji's marks (`_kuromoji_marks`) on a text without
         whitespace, in one compiled call: (cost, the chosen nodes' rows), or None."""
-        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-        d = self._dic
         low, rows = self._kuromoji_best(
-            data, np.frombuffer(text.encode("utf-32-le"), dtype="<u4"), d.sys.da, d.sys.lids, d.sys.rids,
-            d.sys.costs, d.char_info, d.unk_start, d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space,
-            MAX_GROUPING_SIZE, prev_rid, next_lid, self._matrix, self._lsize)
+            np.frombuffer(text.encode("utf-8"), dtype=np.uint8), np.frombuffer(text.encode("utf-32-le"), dtype="<u4"),
+            *self._dic_args, prev_rid, next_lid, self._matrix, self._lsize)
         return (int(low), rows) if len(rows) else None
 
     def feature(self, stat: int, token: int) -> str:
