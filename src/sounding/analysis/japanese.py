@@ -126,25 +126,26 @@ class JapaneseAnalyzer:
         cache = self._cache
         lines = self._parse(text).split("\n")
         out: list[str] = []
-        for line in lines:
+        for i, line in enumerate(lines):
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
             if terms.__class__ is not tuple:  # a token with a Kuromoji rule (the flags are not plain tuples)
                 found = self._flagged_terms.get(text)
                 if found is None:
-                    found = self._flagged_terms[text] = tuple(self._flagged(text, lines))
+                    found = self._flagged_terms[text] = tuple(self._flagged(text, lines, i, out))
                 return list(found)
             out.extend(terms)
         return out
 
-    def _flagged(self, text: str, lines: list[str]) -> list[str]:
-        """`_chunk` where a token of MeCab's path (`lines`, plain) needs a Kuromoji rule."""
+    def _flagged(self, text: str, lines: list[str], first: int, out: list[str]) -> list[str]:
+        """`_chunk` where a token of MeCab's path (`lines`, plain) needs a Kuromoji rule: the
+        first such is at `first`, the terms of the tokens before it are in `out`."""
         cache = self._cache
-        out: list[str] = []
         penalised = []  # (line index, where its terms go in out) of tokens SEARCH mode may split
         lacking = []  # indexes of tokens Kuromoji's lattice lacks
-        for i, line in enumerate(lines):
+        for i in range(first, len(lines)):
+            line = lines[i]
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
@@ -303,15 +304,19 @@ class JapaneseAnalyzer:
         spaces, so that MeCab makes it a token of its own, as Kuromoji does, unless (`keep_words`)
         it lies inside a dictionary word there (ウォルト・ディズニー in ウォルト・ディズニー・カ),
         which both may keep."""
+        cache = self._cache
         for line in lines:
-            surface, _, rest = line.partition("\t")
-            if rest.count(",") == 6 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
+            terms = cache.get(line)
+            if terms is None:
+                terms = cache[line] = self._line_terms(line)
+            if terms is REPARSE:  # an unknown word with punctuation and other characters
+                surface = line.partition("\t")[0]
                 split = self._split.get(surface) if keep_words else None
                 if split is None:
                     if len(self._split) > 100_000:
                         self._split.clear()
                     if keep_words:
-                        covered = self._lattice.inside_words(surface)
+                        covered = self._lattice.inside_words(surface).tolist()
                         split = "".join(f" {c} " if is_punctuation(c) and not covered[i] else c
                                         for i, c in enumerate(surface))
                     else:
