@@ -329,7 +329,8 @@ def compiled() -> tuple:
     kuromoji_best = jit(FunctionType(_kuromoji_best.__code__, scope, "_kuromoji_best"))
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
     da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
-    i64, u16, i16 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype="<u2"), np.zeros(1, dtype="<i2")
+    token = np.frombuffer(bytes(32), dtype=_DictionaryFile._TOKEN)  # ids and costs: fields of the mapped tokens
+    i64, u16, i16 = np.zeros(1, dtype=np.int64), token["lid"], token["cost"]
     nodes(np.frombuffer(b"A", dtype=np.uint8), da, u16, u16, i16, char_info, i64, i64, u16, u16, i16, 0, 24)
     arcs = np.array([[0, 1, 0, 0, 0, 1, 0]], dtype=np.int64)
     penalties, barred = marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
@@ -364,7 +365,7 @@ class _DictionaryFile:
         # base, check as Python ints, read in the machine's byte order as MeCab reads the file
         self._units = memoryview(self.da.reshape(-1)).cast("B").cast("i")
         tokens = np.frombuffer(raw, dtype=self._TOKEN, count=tsize // 16, offset=72 + dsize)
-        self.lids, self.rids, self.costs = (np.ascontiguousarray(tokens[f]) for f in ("lid", "rid", "cost"))
+        self.lids, self.rids, self.costs = (tokens[f] for f in ("lid", "rid", "cost"))
         self._feature_at = tokens["feature"]
         self._features = raw[72 + dsize + tsize:72 + dsize + tsize + fsize]
 
@@ -401,9 +402,9 @@ class Dictionary:
         folder = Path(dicdir)
         self.sys = _DictionaryFile(folder / "sys.dic")
         self.unk = _DictionaryFile(folder / "unk.dic")
-        raw = (folder / "char.bin").read_bytes()
-        classes = int.from_bytes(raw[:4], "little")
-        names = [raw[4 + 32 * i:36 + 32 * i].rstrip(b"\0") for i in range(classes)]
+        raw = np.memmap(folder / "char.bin", dtype=np.uint8, mode="r")
+        classes = int.from_bytes(bytes(raw[:4]), "little")
+        names = [bytes(raw[4 + 32 * i:36 + 32 * i]).rstrip(b"\0") for i in range(classes)]
         self.char_info = np.frombuffer(raw, dtype="<u4", count=0xFFFF, offset=4 + 32 * classes)
         self.unk_start = np.zeros(classes, dtype=np.int64)
         self.unk_size = np.zeros(classes, dtype=np.int64)
@@ -412,8 +413,8 @@ class Dictionary:
             if value >= 0:
                 self.unk_start[i], self.unk_size[i] = value >> 8, value & 0xFF
         self.space = int(self.char_info[0x20])  # the class MeCab skips between tokens
-        raw = (folder / "matrix.bin").read_bytes()
-        self.lsize = int.from_bytes(raw[:2], "little")
+        raw = np.memmap(folder / "matrix.bin", dtype=np.uint8, mode="r")
+        self.lsize = int(raw[0]) | int(raw[1]) << 8
         self.matrix = np.frombuffer(raw, dtype="<i2", offset=4)
         self._features: dict[tuple[int, int], str] = {}
         self.unknown_features: dict[str, list[int]] = {}  # features → the unk.dic entries that have them
