@@ -7,7 +7,7 @@ import numpy as np
 
 from .cjk import cjk_width, is_punctuation, java_lower
 from .filters import CACHE_LIMIT, missing_extra, stop_words
-from .mecab_lattice import DECOMPOUND, NONE, RELATTICE, REPARSE, Lattice, compiled
+from .mecab_lattice import CODE_POINTS, DECOMPOUND, NONE, RELATTICE, REPARSE, Lattice, compiled
 
 
 # The SPACE class of IPADIC's char.def: the characters MeCab skips between tokens.
@@ -29,7 +29,7 @@ def search_penalty(surface: str) -> int:
 
 def _kuromoji_score(text: str, arcs: np.ndarray) -> tuple:
     """`_kuromoji_marks` for `text`."""
-    return compiled()[1](arcs, np.frombuffer(text.encode("utf-32-le"), dtype="<u4"))
+    return compiled()[1](arcs, np.frombuffer(text.encode("utf-32-le"), dtype=CODE_POINTS))
 
 
 def _kana(c: str) -> str:

@@ -343,6 +343,7 @@ def compiled() -> tuple:
 
 
 _NO_GAPS = np.zeros(0, dtype=np.int64)
+BYTES, CODE_POINTS = np.dtype(np.uint8), np.dtype("<u4")  # a text's UTF-8 and UTF-32-LE arrays (dtypes made once)
 
 
 class _DictionaryFile:
@@ -476,7 +477,7 @@ class Lattice:
     def nodes(self, text: str) -> np.ndarray:
         """MeCab's lattice for `text`, a row per node in the order of its all-morphemes output:
         start byte, end byte, left id, right id, word cost, stat (1: unknown word), token index."""
-        return self._rows(np.frombuffer(text.encode("utf-8"), dtype=np.uint8))
+        return self._rows(np.frombuffer(text.encode("utf-8"), dtype=BYTES))
 
     def _rows(self, data: np.ndarray) -> np.ndarray:
         return self._nodes(data, *self._dic_args)
@@ -539,7 +540,7 @@ class Lattice:
         """`best(text, prev_rid, next_lid)` for Kuromoji's marks (`_kuromoji_marks`) on a text without
         whitespace, in one compiled call: (cost, the chosen nodes' rows), or None."""
         low, rows = self._kuromoji_best(
-            np.frombuffer(text.encode("utf-8"), dtype=np.uint8), np.frombuffer(text.encode("utf-32-le"), dtype="<u4"),
+            np.frombuffer(text.encode("utf-8"), dtype=BYTES), np.frombuffer(text.encode("utf-32-le"), dtype=CODE_POINTS),
             *self._dic_args, prev_rid, next_lid, self._matrix, self._lsize)
         return (int(low), rows) if len(rows) else None
 
@@ -573,7 +574,7 @@ class Lattice:
     def inside_words(self, text: str) -> np.ndarray:
         """Per character of `text`: whether it lies inside a dictionary word of `text`'s lattice,
         neither the word's first nor its last character."""
-        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        data = np.frombuffer(text.encode("utf-8"), dtype=BYTES)
         return self._inside(self._rows(data), data)
 
 
