@@ -461,6 +461,20 @@ def test_japanese_ids_from_the_dictionary_are_mecabs():
     assert [fallback(t) for t in _JA_PATHS] == want and fallback._parse_ids_tagger is not None
 
 
+@needs_ja
+def test_japanese_stretch_memo_is_bounded(monkeypatch):
+    # the terms of stretches with a Kuromoji rule are memoised by their text; the memo is emptied
+    # when full, and the terms stay those of a fresh analyzer
+    from sounding.analysis import japanese
+
+    monkeypatch.setattr(japanese, "_FLAGGED_STRETCHES", 2)
+    fresh = [JapaneseAnalyzer()(t) for t in _JA_PATHS]
+    ja = JapaneseAnalyzer()
+    assert [ja(t) for t in _JA_PATHS + _JA_PATHS][:len(_JA_PATHS)] == fresh
+    # at most one more: a stretch whose punctuation is set apart stores the text that gives too
+    assert [ja(t) for t in _JA_PATHS] == fresh and 0 < len(ja._flagged_terms) <= 3
+
+
 @needs_ko
 def test_korean_drops_particles_and_endings():
     ko = get_analyzer("korean")

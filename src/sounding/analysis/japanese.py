@@ -43,6 +43,7 @@ class _MaybeShort(tuple):
 
 
 _PLAIN = "%m\\t%H\\n"  # surface, features: MeCab's cheapest output
+_FLAGGED_STRETCHES = 20_000  # stretches whose terms are memoised (keyed by their text, which may be long)
 _NODE = "%m\\t%phl %phr %c\\t%H\\n"  # surface, left and right context ids, word cost, features
 
 
@@ -133,6 +134,8 @@ class JapaneseAnalyzer:
             if terms.__class__ is not tuple:  # a token with a Kuromoji rule (the flags are not plain tuples)
                 found = self._flagged_terms.get(text)
                 if found is None:
+                    if len(self._flagged_terms) >= _FLAGGED_STRETCHES:
+                        self._flagged_terms.clear()
                     found = self._flagged_terms[text] = tuple(self._flagged(text, lines, i, out))
                 return list(found)
             out.extend(terms)
