@@ -423,6 +423,58 @@ def test_compiled_lattice_code_matches_its_python_form():
         assert (low, last, back.tolist()) == (want_low, want_last, want_back.tolist()) and last >= 0
 
 
+@needs_ja
+def test_lattice_rows_fill_an_array_sized_beforehand():
+    # `_fill_nodes` writes into the array it is given and answers -1 where that is too short, so
+    # that `_mecab_nodes` can size it again outside the loops that write it
+    import numpy as np
+
+    from sounding.analysis import mecab_lattice
+
+    d = JapaneseAnalyzer()._lattice._dic
+    data = np.frombuffer(("ア" * 30).encode("utf-8"), dtype=np.uint8)
+    args = (data, d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs, d.char_info, d.unk_start, d.unk_size,
+            d.unk.lids, d.unk.rids, d.unk.costs, d.space, mecab_lattice.MAX_GROUPING_SIZE)
+    rows = mecab_lattice.compiled()[2](*args)
+    assert len(rows) > 100
+    assert mecab_lattice._fill_nodes(np.empty((len(rows) - 1, 7), dtype=np.int64), *args) == -1
+    out = np.empty((len(rows), 7), dtype=np.int64)
+    assert mecab_lattice._fill_nodes(out, *args) == len(rows) and out.tolist() == rows.tolist()
+
+
+@needs_ja
+def test_japanese_ids_from_the_dictionary_are_mecabs():
+    # SEARCH mode takes the ids and costs of a penalised token and its neighbours from the
+    # dictionary (sys.dic by surface and features, unk.dic by the first character's class); they
+    # equal MeCab's own, and with MeCab's own (the fallback where entries differ) the terms are the same
+    ja = JapaneseAnalyzer()
+    lattice = ja._lattice
+    for text in _JA_PATHS + ["ｶﾞｷﾞABC１２３😀漢字", "ア" * 30, "コナミデジタルエンタテインメント"]:
+        for plain, with_ids in zip(ja._parse(text).split("\n"), ja._parse_ids(text)):
+            if "\t" in plain:
+                surface, _, features = plain.partition("\t")
+                assert lattice.ids(surface, features, with_cost=True) == ja._ids(with_ids)
+    want = [ja(t) for t in _JA_PATHS]
+    assert ja._line_ids and None not in ja._line_ids.values()
+    fallback = JapaneseAnalyzer()
+    fallback._line_ids = {line: None for line in ja._line_ids}  # as if every entry were ambiguous
+    assert [fallback(t) for t in _JA_PATHS] == want and fallback._parse_ids_tagger is not None
+
+
+@needs_ja
+def test_japanese_stretch_memo_is_bounded(monkeypatch):
+    # the terms of stretches with a Kuromoji rule are memoised by their text; the memo is emptied
+    # when full, and the terms stay those of a fresh analyzer
+    from sounding.analysis import japanese
+
+    monkeypatch.setattr(japanese, "_FLAGGED_STRETCHES", 2)
+    fresh = [JapaneseAnalyzer()(t) for t in _JA_PATHS]
+    ja = JapaneseAnalyzer()
+    assert [ja(t) for t in _JA_PATHS + _JA_PATHS][:len(_JA_PATHS)] == fresh
+    # at most one more: a stretch whose punctuation is set apart stores the text that gives too
+    assert [ja(t) for t in _JA_PATHS] == fresh and 0 < len(ja._flagged_terms) <= 3
+
+
 @needs_ko
 def test_korean_drops_particles_and_endings():
     ko = get_analyzer("korean")

@@ -7,7 +7,7 @@ import numpy as np
 
 from .cjk import cjk_width, is_punctuation, java_lower
 from .filters import CACHE_LIMIT, missing_extra, stop_words
-from .mecab_lattice import DECOMPOUND, NONE, RELATTICE, REPARSE, Lattice, compiled
+from .mecab_lattice import CODE_POINTS, DECOMPOUND, NONE, RELATTICE, REPARSE, Lattice, compiled
 
 
 # The SPACE class of IPADIC's char.def: the characters MeCab skips between tokens.
@@ -29,7 +29,7 @@ def search_penalty(surface: str) -> int:
 
 def _kuromoji_score(text: str, arcs: np.ndarray) -> tuple:
     """`_kuromoji_marks` for `text`."""
-    return compiled()[1](arcs, np.frombuffer(text.encode("utf-32-le"), dtype="<u4"))
+    return compiled()[1](arcs, np.frombuffer(text.encode("utf-32-le"), dtype=CODE_POINTS))
 
 
 def _kana(c: str) -> str:
@@ -42,6 +42,8 @@ class _MaybeShort(tuple):
     the run of its class goes on after it."""
 
 
+_PLAIN = "%m\\t%H\\n"  # surface, features: MeCab's cheapest output
+_FLAGGED_STRETCHES = 20_000  # stretches whose terms are memoised (keyed by their text, which may be long)
 _NODE = "%m\\t%phl %phr %c\\t%H\\n"  # surface, left and right context ids, word cost, features
 
 
@@ -65,7 +67,9 @@ class JapaneseAnalyzer:
       pays its own penalty, when that costs no more than the token plus its penalty
       (関西国際空港 → 関西 国際 空港, 一元論 → 一元 論).
     Lattices are built from IPADIC's files as MeCab builds them and scored with its connection
-    matrix (`Lattice`).
+    matrix (`Lattice`). MeCab's output is its plainest (surface and features, which it formats
+    fastest); the ids and word costs a search needs come from the dictionary by surface and
+    features (`Lattice.ids`), and from a MeCab pass with ids only where entries differ in them.
 
     Whitespace (char.def's SPACE class: tab, line feed, vertical tab, space) is a token in
     Kuromoji's lattice, and at the end of a run of it that token is the only path alive, so the
@@ -84,7 +88,8 @@ class JapaneseAnalyzer:
         except ImportError:
             raise missing_extra("japanese", "fugashi and ipadic") from None
 
-        self._parse = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_NODE}" -U "{_NODE}"').parse
+        self._parse = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_PLAIN}" -U "{_PLAIN}"').parse
+        self._parse_ids_tagger = None  # the same with ids and cost (_NODE), made if ever needed
         self._lattice = Lattice(ipadic.DICDIR, _IPADIC_SPACE, _kuromoji_score, False)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
@@ -93,6 +98,9 @@ class JapaneseAnalyzer:
         self._parts: dict[tuple, tuple[str, ...] | None] = {}  # (right id, line, left id) → parts
         self._split_terms: dict[tuple, tuple] = {}  # (right id, line, left id) → terms, first left id
         self._split: dict[str, str] = {}  # unknown word → the same with its punctuation set apart
+        self._line_ids: dict[str, tuple[int, int, int] | None] = {}  # plain line → its entry's ids, cost
+        self._node_terms: dict[str, tuple[str, ...]] = {}  # line with ids → terms (SEARCH mode's parts)
+        self._flagged_terms: dict[str, tuple[str, ...]] = {}  # stretch with a Kuromoji rule → terms
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
         return [self(t) for t in texts]
@@ -102,23 +110,49 @@ class JapaneseAnalyzer:
             self._cache.clear()
             self._parts.clear()
             self._split_terms.clear()
+            self._line_ids.clear()
+            self._node_terms.clear()
+            self._flagged_terms.clear()
         chunks = _IPADIC_SPACE.split(cjk_width(text))
         if len(chunks) == 1:
             return self._chunk(chunks[0]) if chunks[0] else []
-        return [term for chunk in chunks if chunk for term in self._chunk(chunk)]
+        out: list[str] = []
+        for chunk in chunks:
+            if chunk:
+                out += self._chunk(chunk)
+        return out
 
     def _chunk(self, text: str) -> list[str]:
         """The terms of a text without IPADIC whitespace."""
         cache = self._cache
         lines = self._parse(text).split("\n")
         out: list[str] = []
-        penalised = []  # (line index, where its terms go in out) of tokens SEARCH mode may split
-        lacking = []  # indexes of tokens Kuromoji's lattice lacks
         for i, line in enumerate(lines):
             terms = cache.get(line)
             if terms is None:
                 terms = cache[line] = self._line_terms(line)
-            if terms.__class__ is tuple:  # a token as MeCab has it (the flags below are not plain tuples)
+            if terms.__class__ is not tuple:  # a token with a Kuromoji rule (the flags are not plain tuples)
+                found = self._flagged_terms.get(text)
+                if found is None:
+                    if len(self._flagged_terms) >= _FLAGGED_STRETCHES:
+                        self._flagged_terms.clear()
+                    found = self._flagged_terms[text] = tuple(self._flagged(text, lines, i, out))
+                return list(found)
+            out.extend(terms)
+        return out
+
+    def _flagged(self, text: str, lines: list[str], first: int, out: list[str]) -> list[str]:
+        """`_chunk` where a token of MeCab's path (`lines`, plain) needs a Kuromoji rule: the
+        first such is at `first`, the terms of the tokens before it are in `out`."""
+        cache = self._cache
+        penalised = []  # (line index, where its terms go in out) of tokens SEARCH mode may split
+        lacking = []  # indexes of tokens Kuromoji's lattice lacks
+        for i in range(first, len(lines)):
+            line = lines[i]
+            terms = cache.get(line)
+            if terms is None:
+                terms = cache[line] = self._line_terms(line)
+            if terms.__class__ is tuple:
                 out.extend(terms)
             elif terms is DECOMPOUND:
                 penalised.append((i, len(out)))
@@ -136,14 +170,46 @@ class JapaneseAnalyzer:
         if lacking:
             return self._kuromoji_lattice(text)
         if penalised:
-            self._decompound_in_place(lines, penalised, out)
+            self._decompound_in_place(text, lines, penalised, out)
         return out
 
-    def _decompound_in_place(self, lines: list[str], penalised: list[tuple[int, int]], out: list[str]) -> None:
-        """SEARCH mode on MeCab's path when only length penalties apply: each penalised token is
-        decompounded in the context of its neighbours (the path's token before it; after it, the
-        first output token, which is the next token's first part if that one was split), from the
-        last to the first, as Kuromoji's backtrace goes; its terms are put in `out` at their place."""
+    def _parse_ids(self, text: str) -> list[str]:
+        """MeCab's path over `text` as node lines with ids and cost (`_NODE`)."""
+        if self._parse_ids_tagger is None:
+            import fugashi
+            import ipadic
+
+            self._parse_ids_tagger = fugashi.GenericTagger(f'{ipadic.MECAB_ARGS} -F "{_NODE}" -U "{_NODE}"').parse
+        return self._parse_ids_tagger(text).split("\n")
+
+    def _ids(self, line: str) -> tuple[int, int, int] | None:
+        """(left id, right id, word cost) of the entry a node line stands for: its own where the
+        line has them (`_NODE`), else from the dictionary (`Lattice.ids`), memoised; None where
+        entries alike but for their ids or cost leave it open."""
+        surface, _, rest = line.partition("\t")
+        ids, sep, _ = rest.partition("\t")
+        if sep:
+            lid, rid, cost = ids.split(" ")
+            return int(lid), int(rid), int(cost)
+        found = self._line_ids.get(line, NONE)
+        if found is NONE:
+            found = self._line_ids[line] = self._lattice.ids(surface, rest, with_cost=True)
+        return found
+
+    def _decompound_in_place(self, text: str, lines: list[str], penalised: list[tuple[int, int]],
+                             out: list[str]) -> None:
+        """SEARCH mode on MeCab's path (`lines`, with or without ids) when only length penalties
+        apply: each penalised token is decompounded in the context of its neighbours (the path's
+        token before it; after it, the first output token, which is the next token's first part if
+        that one was split), from the last to the first, as Kuromoji's backtrace goes; its terms
+        are put in `out` at their place. Where the dictionary leaves a token's ids open, MeCab's
+        own (a pass with ids) decide."""
+        ids = self._ids
+        for i, _ in penalised:
+            if ids(lines[i]) is None or (i and ids(lines[i - 1]) is None) or (
+                    "\t" in lines[i + 1] and ids(lines[i + 1]) is None):
+                lines = self._parse_ids(text)
+                break
         following = len(lines)  # the line after the last split token, and its first part's left id
         first_lid = -1
         memo = self._split_terms
@@ -152,27 +218,28 @@ class JapaneseAnalyzer:
             if i + 1 == following:
                 next_lid = first_lid
             elif "\t" in lines[i + 1]:
-                next_lid = int(lines[i + 1].partition("\t")[2].partition(" ")[0])
+                next_lid = ids(lines[i + 1])[0]
             else:
                 next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
-            prev_rid = int(lines[i - 1].partition("\t")[2].split(" ", 2)[1]) if i else 0
+            prev_rid = ids(lines[i - 1])[1] if i else 0
             key = (prev_rid, line, next_lid)
             found = memo.get(key)
             if found is None:
-                found = memo[key] = self._token_terms(line, prev_rid, next_lid)
+                found = memo[key] = self._token_terms(line, ids(line), prev_rid, next_lid)
             terms, first_lid = found
             following = i
             out[at:at] = terms
 
-    def _token_terms(self, line: str, prev_rid: int, next_lid: int) -> tuple[tuple[str, ...], int]:
-        """The terms of a penalised token between a right id and a left id (SEARCH mode), and
-        the left id of its first part."""
+    def _token_terms(self, line: str, own: tuple[int, int, int], prev_rid: int,
+                     next_lid: int) -> tuple[tuple[str, ...], int]:
+        """The terms of a penalised token (its node line, its ids and cost) between a right id and
+        a left id (SEARCH mode), and the left id of its first part."""
         surface, _, rest = line.partition("\t")
-        ids, _, features = rest.partition("\t")
-        lid, rid, wcost = map(int, ids.split(" "))
+        ids, sep, features = rest.partition("\t")
+        lid, rid, wcost = own
         parts = None
         if not is_punctuation(surface[0]):
-            key = (prev_rid, line, next_lid)
+            key = (prev_rid, f"{surface}\t{lid} {rid} {wcost}\t{features if sep else ids}", next_lid)
             parts = self._parts.get(key, NONE)
             if parts is NONE:
                 parts = self._parts[key] = self._decompound(surface, prev_rid, lid, rid, wcost,
@@ -180,20 +247,21 @@ class JapaneseAnalyzer:
         if parts:
             terms = tuple(t for part in parts for t in self._part_terms(part))
             return terms, int(parts[0].partition("\t")[2].partition(" ")[0])
-        return self._terms(surface, features.split(",")), lid
+        return self._terms(surface, (features if sep else ids).split(",")), lid
 
     def _part_terms(self, line: str) -> tuple[str, ...]:
-        terms = self._cache.get(line)
-        if terms is None or terms is DECOMPOUND or terms is REPARSE or terms is RELATTICE:
+        """The terms of a node line with ids (a token SEARCH mode chose), memoised."""
+        terms = self._node_terms.get(line)
+        if terms is None:
             surface, _, rest = line.partition("\t")
-            terms = self._terms(surface, rest.partition("\t")[2].split(","))
+            terms = self._node_terms[line] = self._terms(surface, rest.partition("\t")[2].split(","))
         return terms
 
     def _line_terms(self, line: str) -> tuple[str, ...]:
         surface, sep, rest = line.partition("\t")
         if not sep:
             return ()
-        f = rest.partition("\t")[2].split(",")
+        f = rest.split(",")  # a plain line (_PLAIN)
         if len(f) == 7:  # IPADIC unknown words have 7 features
             if any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
                 return REPARSE
@@ -214,7 +282,7 @@ class JapaneseAnalyzer:
         text = text.strip(" ")  # spaces set around punctuation at its ends
         found = self._lattice.best(text, 0, 0, penalised=False)
         if found is None:
-            return self._search_mode(self._parse(text).split("\n"))
+            return self._search_mode(self._parse_ids(text))
         return self._search_mode(self._lattice.lines(text, found[1]))
 
     def _terms(self, surface: str, f: list[str]) -> tuple[str, ...]:
@@ -239,15 +307,19 @@ class JapaneseAnalyzer:
         spaces, so that MeCab makes it a token of its own, as Kuromoji does, unless (`keep_words`)
         it lies inside a dictionary word there (ウォルト・ディズニー in ウォルト・ディズニー・カ),
         which both may keep."""
+        cache = self._cache
         for line in lines:
-            surface, _, rest = line.partition("\t")
-            if rest.count(",") == 6 and any(map(is_punctuation, surface)) and not all(map(is_punctuation, surface)):
+            terms = cache.get(line)
+            if terms is None:
+                terms = cache[line] = self._line_terms(line)
+            if terms is REPARSE:  # an unknown word with punctuation and other characters
+                surface = line.partition("\t")[0]
                 split = self._split.get(surface) if keep_words else None
                 if split is None:
                     if len(self._split) > 100_000:
                         self._split.clear()
                     if keep_words:
-                        covered = self._lattice.inside_words(surface)
+                        covered = self._lattice.inside_words(surface).tolist()
                         split = "".join(f" {c} " if is_punctuation(c) and not covered[i] else c
                                         for i, c in enumerate(surface))
                     else:
@@ -285,13 +357,9 @@ class JapaneseAnalyzer:
             else:
                 out_lines.append(line)
                 next_lid = lid
-        cache, out = self._cache, []
+        out: list[str] = []
         for line in reversed(out_lines):
-            terms = cache.get(line)
-            if terms is None or terms is DECOMPOUND or terms is REPARSE or terms is RELATTICE:
-                surface, _, rest = line.partition("\t")
-                terms = self._terms(surface, rest.partition("\t")[2].split(","))
-            out.extend(terms)
+            out.extend(self._part_terms(line))
         return out
 
     def _decompound(self, surface, prev_rid, lid, rid, wcost, penalty, next_lid) -> tuple[str, ...] | None:

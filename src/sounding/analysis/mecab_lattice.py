@@ -106,6 +106,22 @@ def _kuromoji_marks(arcs, cps):
 
 def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
                  space, max_group):
+    """MeCab 0.996's lattice for the UTF-8 bytes `data` (`_fill_nodes`), in an array sized for it:
+    one of 16 rows a byte first, four times as many while that is too few. (An array that a loop
+    may replace, as growing it in place would, makes numba's code for every write in that loop
+    many times slower.)"""
+    cap = 16 * len(data) + 64
+    while True:
+        out = np.empty((cap, 7), dtype=np.int64)
+        count = _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids,
+                            ucosts, space, max_group)
+        if count >= 0:
+            return out[:count]
+        cap *= 4
+
+
+def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
+                space, max_group):
     """MeCab 0.996's lattice for the UTF-8 bytes `data`, as its all-morphemes output (`-a`) lists it:
     rows start byte, end byte, left id, right id, word cost, stat (1: unknown word), token index (in
     sys.dic, or in unk.dic for an unknown word). Tokenizer::lookup at each position a node ends
@@ -113,7 +129,8 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
     array (`da`: base, check), then, where none is found or the character's class invokes them,
     unknown words from char.def's class (`char_info`: type bits 0-17, default class 18-25, length
     26-29, group 30, invoke 31): the run of the class (if it is no longer than `max_group`) and its
-    first 1 to `length` characters. MeCab puts each new node first in its position's list."""
+    first 1 to `length` characters. MeCab puts each new node first in its position's list. The
+    rows go into `out`; returns their count, or -1 where `out` is too short."""
     n = len(data)
     info_at = np.zeros(n + 1, dtype=np.int64)  # per character start: char.def's info, byte length
     len_at = np.ones(n + 1, dtype=np.int64)
@@ -137,9 +154,8 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
     info_at[n] = char_info[0]  # MeCab reads the string's terminating NUL there
     reached = np.zeros(n + 1, dtype=np.bool_)
     reached[0] = True
-    out = np.empty((64, 7), dtype=np.int64)
-    count = 0
-    node = np.empty((64, 7), dtype=np.int64)  # this position's nodes, in the order they are made
+    cap = len(out)
+    count = 0  # rows before this position's
     ends = np.empty(17, dtype=np.int64)  # a position's unknown words' ends, in order (length <= 15)
     for pos in range(n):
         if not reached[pos]:
@@ -158,10 +174,11 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
             if b == da[b, 1] and v < 0:
                 first, found = (-v - 1) >> 8, (-v - 1) & 0xFF
                 for t in range(first, first + found):
-                    if k == len(node):
-                        node = np.concatenate((node, np.empty_like(node)))
-                    node[k, 0], node[k, 1], node[k, 2], node[k, 3] = begin2, i, lids[t], rids[t]
-                    node[k, 4], node[k, 5], node[k, 6] = costs[t], 0, t
+                    w = count + k
+                    if w == cap:
+                        return -1
+                    out[w, 0], out[w, 1], out[w, 2], out[w, 3] = begin2, i, lids[t], rids[t]
+                    out[w, 4], out[w, 5], out[w, 6] = costs[t], 0, t
                     k += 1
             if i == n:
                 break
@@ -201,19 +218,21 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
                 made += 1
             for e in range(made):
                 for u in range(unk_start[kind], unk_start[kind] + unk_size[kind]):
-                    if k == len(node):
-                        node = np.concatenate((node, np.empty_like(node)))
-                    node[k, 0], node[k, 1], node[k, 2], node[k, 3] = begin2, ends[e], ulids[u], urids[u]
-                    node[k, 4], node[k, 5], node[k, 6] = ucosts[u], 1, u
+                    w = count + k
+                    if w == cap:
+                        return -1
+                    out[w, 0], out[w, 1], out[w, 2], out[w, 3] = begin2, ends[e], ulids[u], urids[u]
+                    out[w, 4], out[w, 5], out[w, 6] = ucosts[u], 1, u
                     k += 1
-        for j in range(k - 1, -1, -1):
-            if count == len(out):
-                out = np.concatenate((out, np.empty_like(out)))
-            out[count] = node[j]
-            count += 1
-            if node[j, 1] <= n:
-                reached[node[j, 1]] = True
-    return out[:count]
+        for j in range(k // 2):  # made in order, listed newest first
+            a, b = count + j, count + k - 1 - j
+            for c in range(7):
+                out[a, c], out[b, c] = out[b, c], out[a, c]
+        for j in range(count, count + k):
+            if out[j, 1] <= n:
+                reached[out[j, 1]] = True
+        count += k
+    return count
 
 
 def _inside_known(rows, data):
@@ -298,18 +317,20 @@ def _kuromoji_best(data, cps, da, lids, rids, costs, char_info, unk_start, unk_s
 def compiled() -> tuple:
     """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes`, `_keep`, `_inside_known` and `_kuromoji_best`
     compiled (numba, cached on disk), and run once on a one-token lattice so that later calls find
-    them loaded. `_kuromoji_best` calls the compiled forms of the others: it is compiled from its
-    code with their names bound to them, so that the module's functions stay plain Python."""
+    them loaded. `_kuromoji_best` calls the compiled forms of the others, `_mecab_nodes` that of
+    `_fill_nodes`: each is compiled from its code with those names bound to them, so that the
+    module's functions stay plain Python."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    viterbi, marks, nodes, keep = jit(_viterbi), jit(_kuromoji_marks), jit(_mecab_nodes), jit(_keep)
-    inside = jit(_inside_known)
+    viterbi, marks, keep, inside = jit(_viterbi), jit(_kuromoji_marks), jit(_keep), jit(_inside_known)
+    nodes = jit(FunctionType(_mecab_nodes.__code__, dict(globals(), _fill_nodes=jit(_fill_nodes)), "_mecab_nodes"))
     scope = dict(globals(), _viterbi=viterbi, _kuromoji_marks=marks, _mecab_nodes=nodes, _keep=keep)
     kuromoji_best = jit(FunctionType(_kuromoji_best.__code__, scope, "_kuromoji_best"))
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
     da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
-    i64, u16, i16 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype="<u2"), np.zeros(1, dtype="<i2")
+    token = np.frombuffer(bytes(32), dtype=_DictionaryFile._TOKEN)  # ids and costs: fields of the mapped tokens
+    i64, u16, i16 = np.zeros(1, dtype=np.int64), token["lid"], token["cost"]
     nodes(np.frombuffer(b"A", dtype=np.uint8), da, u16, u16, i16, char_info, i64, i64, u16, u16, i16, 0, 24)
     arcs = np.array([[0, 1, 0, 0, 0, 1, 0]], dtype=np.int64)
     penalties, barred = marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
@@ -322,6 +343,7 @@ def compiled() -> tuple:
 
 
 _NO_GAPS = np.zeros(0, dtype=np.int64)
+BYTES, CODE_POINTS = np.dtype(np.uint8), np.dtype("<u4")  # a text's UTF-8 and UTF-32-LE arrays (dtypes made once)
 
 
 class _DictionaryFile:
@@ -341,21 +363,24 @@ class _DictionaryFile:
         if header[1] != 102 or bytes(raw[40:72]).rstrip(b"\0").lower().replace(b"-", b"") != b"utf8":
             raise ValueError(f"{path}: not a MeCab 0.996 UTF-8 dictionary")
         self.da = np.frombuffer(raw, dtype="<i4", count=dsize // 4, offset=72).reshape(-1, 2)
+        # base, check as Python ints, read in the machine's byte order as MeCab reads the file
+        self._units = memoryview(self.da.reshape(-1)).cast("B").cast("i")
         tokens = np.frombuffer(raw, dtype=self._TOKEN, count=tsize // 16, offset=72 + dsize)
-        self.lids, self.rids, self.costs = (np.ascontiguousarray(tokens[f]) for f in ("lid", "rid", "cost"))
+        self.lids, self.rids, self.costs = (tokens[f] for f in ("lid", "rid", "cost"))
         self._feature_at = tokens["feature"]
         self._features = raw[72 + dsize + tsize:72 + dsize + tsize + fsize]
 
     def exact(self, key: bytes) -> int:
         """The value a key maps to (Darts' exactMatchSearch), or -1."""
-        b = int(self.da[0, 0])
+        units, size = self._units, len(self.da)
+        b = units[0]
         for c in key:
             q = b + c + 1
-            if q >= len(self.da) or int(self.da[q, 1]) != b:
+            if q >= size or units[2 * q + 1] != b:
                 return -1
-            b = int(self.da[q, 0])
-        v = int(self.da[b, 0])
-        return -v - 1 if int(self.da[b, 1]) == b and v < 0 else -1
+            b = units[2 * q]
+        v = units[2 * b]
+        return -v - 1 if units[2 * b + 1] == b and v < 0 else -1
 
     def feature(self, token: int) -> str:
         start = int(self._feature_at[token])
@@ -378,9 +403,9 @@ class Dictionary:
         folder = Path(dicdir)
         self.sys = _DictionaryFile(folder / "sys.dic")
         self.unk = _DictionaryFile(folder / "unk.dic")
-        raw = (folder / "char.bin").read_bytes()
-        classes = int.from_bytes(raw[:4], "little")
-        names = [raw[4 + 32 * i:36 + 32 * i].rstrip(b"\0") for i in range(classes)]
+        raw = np.memmap(folder / "char.bin", dtype=np.uint8, mode="r")
+        classes = int.from_bytes(bytes(raw[:4]), "little")
+        names = [bytes(raw[4 + 32 * i:36 + 32 * i]).rstrip(b"\0") for i in range(classes)]
         self.char_info = np.frombuffer(raw, dtype="<u4", count=0xFFFF, offset=4 + 32 * classes)
         self.unk_start = np.zeros(classes, dtype=np.int64)
         self.unk_size = np.zeros(classes, dtype=np.int64)
@@ -389,11 +414,18 @@ class Dictionary:
             if value >= 0:
                 self.unk_start[i], self.unk_size[i] = value >> 8, value & 0xFF
         self.space = int(self.char_info[0x20])  # the class MeCab skips between tokens
-        raw = (folder / "matrix.bin").read_bytes()
-        self.lsize = int.from_bytes(raw[:2], "little")
+        raw = np.memmap(folder / "matrix.bin", dtype=np.uint8, mode="r")
+        self.lsize = int(raw[0]) | int(raw[1]) << 8
         self.matrix = np.frombuffer(raw, dtype="<i2", offset=4)
         self._features: dict[tuple[int, int], str] = {}
-        self.unknown_features = frozenset(self.unk.feature(t) for t in range(len(self.unk.lids)))
+        self.unknown_features: dict[str, list[int]] = {}  # features → the unk.dic entries that have them
+        for t in range(len(self.unk.lids)):
+            self.unknown_features.setdefault(self.unk.feature(t), []).append(t)
+
+    def char_class(self, c: str) -> int:
+        """char.def's default class of a character, read as MeCab reads it (beyond the BMP: code 0)."""
+        code = ord(c)
+        return (int(self.char_info[min(code if code < 0x10000 else 0, len(self.char_info) - 1)]) >> 18) & 0xFF
 
     def feature(self, stat: int, token: int) -> str:
         """The features of a node's token (`stat` 1: of unk.dic)."""
@@ -438,16 +470,17 @@ class Lattice:
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
         self._viterbi, _, self._nodes, self._keep, self._inside, self._kuromoji_best = compiled()
+        # the dictionary's arguments of `_mecab_nodes`, in its order
+        self._dic_args = (dic.sys.da, dic.sys.lids, dic.sys.rids, dic.sys.costs, dic.char_info, dic.unk_start,
+                          dic.unk_size, dic.unk.lids, dic.unk.rids, dic.unk.costs, dic.space, MAX_GROUPING_SIZE)
 
     def nodes(self, text: str) -> np.ndarray:
         """MeCab's lattice for `text`, a row per node in the order of its all-morphemes output:
         start byte, end byte, left id, right id, word cost, stat (1: unknown word), token index."""
-        return self._rows(np.frombuffer(text.encode("utf-8"), dtype=np.uint8))
+        return self._rows(np.frombuffer(text.encode("utf-8"), dtype=BYTES))
 
     def _rows(self, data: np.ndarray) -> np.ndarray:
-        d = self._dic
-        return self._nodes(data, d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs, d.char_info, d.unk_start,
-                           d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space, MAX_GROUPING_SIZE)
+        return self._nodes(data, *self._dic_args)
 
     def _lattice(self, text: str) -> tuple:
         """The tokens of `text` in MeCab's order (by start), less barred ones, as columns start,
@@ -506,40 +539,42 @@ class Lattice:
     def kuromoji_best(self, text: str, prev_rid: int, next_lid: int) -> tuple[int, np.ndarray] | None:
         """`best(text, prev_rid, next_lid)` for Kuromoji's marks (`_kuromoji_marks`) on a text without
         whitespace, in one compiled call: (cost, the chosen nodes' rows), or None."""
-        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-        d = self._dic
         low, rows = self._kuromoji_best(
-            data, np.frombuffer(text.encode("utf-32-le"), dtype="<u4"), d.sys.da, d.sys.lids, d.sys.rids,
-            d.sys.costs, d.char_info, d.unk_start, d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space,
-            MAX_GROUPING_SIZE, prev_rid, next_lid, self._matrix, self._lsize)
+            np.frombuffer(text.encode("utf-8"), dtype=BYTES), np.frombuffer(text.encode("utf-32-le"), dtype=CODE_POINTS),
+            *self._dic_args, prev_rid, next_lid, self._matrix, self._lsize)
         return (int(low), rows) if len(rows) else None
 
     def feature(self, stat: int, token: int) -> str:
         """The features of a node (from `nodes`: its stat and token index)."""
         return self._dic.feature(stat, token)
 
-    def ids(self, surface: str, features: str) -> tuple[int, int] | None:
-        """(left id, right id) of the node that spans `surface` with `features` in the lattice of
-        `surface` alone (MeCab's token for such a line is one of them); None where several differ.
-        The dictionary's entries for the surface are looked up directly unless an unknown word
-        could have those features too."""
+    def ids(self, surface: str, features: str, with_cost: bool = False) -> tuple[int, ...] | None:
+        """(left id, right id) of the entry MeCab's node for `surface` with `features` stands for,
+        and its word cost if `with_cost`: the dictionary's entries for the surface with those
+        features, and the unknown-word entries of the class of its first character (the class
+        MeCab makes unknown words of there) with those features; None where they differ."""
+        if not surface:
+            return None
         d = self._dic
         found = set()
-        value = -1 if features in d.unknown_features else d.sys.exact(surface.encode("utf-8"))
+        unknown = d.unknown_features.get(features)
+        if unknown:
+            kind = d.char_class(surface[0])
+            first, last = int(d.unk_start[kind]), int(d.unk_start[kind] + d.unk_size[kind])
+            found.update((int(d.unk.lids[u]), int(d.unk.rids[u]), int(d.unk.costs[u])) if with_cost
+                         else (int(d.unk.lids[u]), int(d.unk.rids[u])) for u in unknown if first <= u < last)
+        value = d.sys.exact(surface.encode("utf-8"))
         if value >= 0:
             for t in range(value >> 8, (value >> 8) + (value & 0xFF)):
                 if d.feature(0, t) == features:
-                    found.add((int(d.sys.lids[t]), int(d.sys.rids[t])))
-        if not found:
-            size = len(surface.encode("utf-8"))
-            found = {(lid, rid) for start, end, lid, rid, _, stat, token in self.nodes(surface).tolist()
-                     if start == 0 and end == size and d.feature(stat, token) == features}
+                    found.add((int(d.sys.lids[t]), int(d.sys.rids[t]), int(d.sys.costs[t])) if with_cost
+                              else (int(d.sys.lids[t]), int(d.sys.rids[t])))
         return found.pop() if len(found) == 1 else None
 
     def inside_words(self, text: str) -> np.ndarray:
         """Per character of `text`: whether it lies inside a dictionary word of `text`'s lattice,
         neither the word's first nor its last character."""
-        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        data = np.frombuffer(text.encode("utf-8"), dtype=BYTES)
         return self._inside(self._rows(data), data)
 
 
