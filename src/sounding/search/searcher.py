@@ -405,6 +405,8 @@ class Searcher:
         with setting["lock"]:
             keys = np.unique(keys)
             keys = keys[~filled[keys]]
+            if not len(keys):  # another search made them while this one waited
+                return time.perf_counter() - start
             fields, terms = np.divmod(keys, n_terms)
             starts, ends = self._offsets[fields, terms], self._offsets[fields, terms + 1]
             reach = np.cumsum(ends - starts)
@@ -424,6 +426,9 @@ class Searcher:
             else:
                 fill(parts[0])
             filled[keys] = True
+            if len(setting["impacts"]):  # the sum kernel reads these impacts, not tfs: let their pages go
+                span = setting["span"]
+                _release_pages(self._tfs[span.base : span.hi])
         return time.perf_counter() - start
 
     def _packed_maxima(self, norms: np.ndarray, fields: list[int], lucene: bool) -> np.ndarray:
