@@ -1,66 +1,80 @@
 """Block maxima for exact dynamic pruning: the largest score part of any posting in each block of
-BLOCK consecutive postings.
+BLOCK consecutive postings, and the impacts they are the maxima of.
 
 The windowed kernels bound what a clause can add to a score inside one document window by the
 largest block maximum over the postings of that window (see windowed.py, grouped.py). Blocks are fixed runs
 of the posting arrays, so one may straddle two terms' lists: its maximum then bounds both, only
-less tightly. They depend on k1 and b, so they are made per setting, beside the impacts.
+less tightly. They depend on k1 and b, so they are made per setting, and only for the lists a
+search reads (`fill_lists`): a kernel reads its clauses' impacts and blocks, nothing else, and a
+batch of queries reads a fraction of the postings (a third at NQ size).
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 BLOCK_SHIFT = 7  # 128 postings per block: ~15 blocks per window of a very common term at NQ size
 BLOCK = 1 << BLOCK_SHIFT
+_SHIFT = np.uint64(BLOCK_SHIFT)
+
+
+class Span(NamedTuple):
+    """The postings a setting's maxima cover, base..hi−1 (block b holds base + b·BLOCK..), and which
+    fields' postings count in a block's maximum: field g holds postings field_lo[g]..field_hi[g]−1,
+    counted where field_on[g] (others count 0)."""
+    base: int
+    hi: int
+    field_lo: np.ndarray
+    field_hi: np.ndarray
+    field_on: np.ndarray
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _part(tf, norm, product):
+    """A posting's float32 score part: tf·norm (`product`: Lucene's 1/norm, BM25F's 1/B_f) or the
+    impact tf / (tf + norm) (numpy's `tf.astype(float32) / (tf + norms[docs])`, bit for bit)."""
+    return tf * norm if product else tf / (tf + norm)
 
 
 @nb.njit(nogil=True, cache=True)
-def _impact_maxima(impacts, out):
-    """out[b] = max of impacts[b·BLOCK : (b+1)·BLOCK] (default arithmetic: the impact itself)."""
-    for b in range(out.shape[0]):
-        m = np.float32(0.0)
-        for p in range(b * BLOCK, min((b + 1) * BLOCK, impacts.shape[0])):
-            m = max(m, impacts[p])
-        out[b] = m
+def _block_max(b, span, docs, tfs, norms, product):
+    """The largest score part over every counted posting of block b, whatever list it belongs to."""
+    base, hi, field_lo, field_hi, field_on = span
+    s = base + (b << BLOCK_SHIFT)
+    e = min(s + BLOCK, hi)
+    m = np.float32(0.0)
+    for g in range(field_lo.shape[0]):
+        if field_on[g]:
+            for p in range(max(s, field_lo[g]), min(e, field_hi[g])):
+                m = max(m, _part(np.float32(tfs[p]), norms[g, docs[p]], product))
+    return m
 
 
 @nb.njit(nogil=True, cache=True)
-def _field_maxima(lo, hi, base, docs, tfs, norms_f, product, out):
-    """Raise out[(p − base) >> BLOCK_SHIFT] to the float32 tf·norm (`product`: Lucene's 1/norm, or
-    BM25F's 1/B_f) or tf / (tf + norm) (windowed.fill_impacts' bits) of postings lo..hi−1 of one
-    field. A score part is an increasing function of either."""
-    for p in range(lo, hi):
-        b = (p - base) >> BLOCK_SHIFT
-        tf = np.float32(tfs[p])
-        nd = norms_f[docs[p]]
-        out[b] = max(out[b], tf * nd if product else tf / (tf + nd))
-
-
-def block_maxima(offsets, docs, tfs, norms, impacts, base: int, hi: int, fields: list[int], product: bool,
-                 workers: int = 1) -> np.ndarray:
-    """float32 maxima per block of the postings base..hi−1 (the span of the layout's `fields`): of
-    `impacts` when given (not empty), else of tf·norm (`product`) or tf / (tf + norm) per posting, in
-    up to `workers` threads over runs of whole blocks (each block made by one: the same bits)."""
-    out = np.zeros(-(-(hi - base) // BLOCK), dtype=np.float32)
-    if len(impacts) and not product:
-        _impact_maxima(impacts, out)
-        return out
-    step = max(BLOCK, -(-(hi - base) // (BLOCK * max(1, workers))) * BLOCK)  # postings per run of blocks
-    runs = list(range(base, hi, step))
-
-    def fill(a: int) -> None:  # one run of blocks, every field's postings in it
-        for f in fields:
-            lo, end = max(a, int(offsets[f, 0])), min(a + step, int(offsets[f, -1]))
-            if lo < end:
-                _field_maxima(lo, end, base, docs, tfs, norms[f], product, out)
-
-    if workers > 1 and len(runs) > 1:
-        with ThreadPoolExecutor(workers, thread_name_prefix="sounding-maxima") as pool:
-            list(pool.map(fill, runs))
-    else:
-        for a in runs:
-            fill(a)
-    return out
+def fill_lists(starts, ends, fields, span, docs, tfs, norms, product, impacts, imp_base, maxima):
+    """For each list i (postings starts[i]..ends[i]−1 of field fields[i]): its impacts into
+    impacts[p − imp_base] (when `impacts` is not empty) and the maximum of every block holding one
+    of its postings into maxima[b], in one pass. A block shared with a neighbouring list gets the
+    maximum over all its postings, so every block gets the same value whichever of its lists is
+    made first (or both, by two threads at once), the value made for the whole span at once."""
+    keep = impacts.shape[0] > 0
+    base = span.base
+    ub = np.uint64(imp_base)
+    for i in range(starts.shape[0]):
+        a, z = starts[i], ends[i]
+        nf = norms[fields[i]]
+        for b in range((a - base) >> BLOCK_SHIFT, ((z - 1 - base) >> BLOCK_SHIFT) + 1):
+            s = base + (b << BLOCK_SHIFT)
+            e = min(s + BLOCK, span.hi)
+            m = np.float32(0.0)
+            # unsigned indices: numba then emits no negative-index wraparound (a third less time)
+            for p in range(np.uint64(max(s, a)), np.uint64(min(e, z))):
+                v = _part(np.float32(tfs[p]), nf[docs[p]], product)
+                if keep:
+                    impacts[p - ub] = v
+                m = max(m, v)
+            if s < a or e > z:  # the block holds postings of other lists too
+                m = _block_max(b, span, docs, tfs, norms, product)
+            maxima[b] = m

@@ -1,6 +1,7 @@
 """Batch BM25 search over an index: query analysis, clause building, parallel compiled kernels."""
 from __future__ import annotations
 
+import mmap
 import os
 import threading
 import time
@@ -25,8 +26,9 @@ from .layouts import Layout
 
 SUM_LAYOUTS = ("flat", "multifield")  # one group of clauses: the pruned sum kernel
 GROUPED_LAYOUTS = ("multifield-max", "bm25f")  # sums in the query's order: the pruned grouped kernel
-IMPACT_BLOCK = 1 << 22  # postings per block when computing impacts (4 M), released block by block
-SETUP_THREADS = 4  # at most, for a setting's impacts (compiled, no GIL): whatever cores the machine has, up to this
+IMPACT_BLOCK = 1 << 22  # postings per range of terms when computing packed block maxima (4 M)
+SETUP_THREADS = 4  # at most, for a setting's impacts and maxima (compiled, no GIL): whatever cores the machine has, up to this
+FILL_MIN_POSTINGS = 1 << 20  # postings a setting-building thread is given at least (fewer: not worth a thread)
 
 
 def _hit_ids(docids, docs: np.ndarray, counts: np.ndarray) -> list[str]:
@@ -41,6 +43,20 @@ def _hit_ids(docids, docs: np.ndarray, counts: np.ndarray) -> list[str]:
     starts = np.asarray(docids._starts).astype(np.int64, copy=False)
     blob = np.frombuffer(docids._blob, np.uint8)
     return join_fields(blob, starts[hit_docs], starts[hit_docs + 1] - 1)[:-1].tobytes().decode("utf-8").split("\n")
+
+
+def _unwritten(n: int, dtype) -> np.ndarray:
+    """n items of `dtype` whose memory is made page by page (4 KiB) as they are written: for arrays filled
+    list by list, of which a search writes a part. numpy maps large arrays in 2 MiB transparent huge
+    pages, and a list written anywhere in one makes all of it resident and zeroed: at NQ size the
+    impacts of a third of the postings made ~565 MB resident instead of ~250 MB, and took longer."""
+    size = n * np.dtype(dtype).itemsize
+    if size < mmap.PAGESIZE:
+        return np.zeros(n, dtype)
+    buf = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):
+        buf.madvise(mmap.MADV_NOHUGEPAGE)  # where huge pages are on for every mapping
+    return np.frombuffer(buf, dtype)
 
 
 class LastSetting:
@@ -195,7 +211,7 @@ class Searcher:
             if fb is not None:
                 validate.finite(f"{name} b", fb, low=0.0, high=1.0)
         setup = time.perf_counter()
-        setting = self._setting(lay, k1, b, lucene_norms)  # norms and impacts: outside the timing
+        setting = self._setting(lay, k1, b, lucene_norms)  # norms (impacts and maxima as lists are read): outside the timing
         self._compile(lay, k1, b, lucene_norms, setting, k)
         if typos:
             self._typo_matcher.variants("warmup")  # builds the symmetric-delete index outside the timing
@@ -203,6 +219,7 @@ class Searcher:
         setup = start - setup
         matches = self._analysed(items, typos, typo_factor)
         clauses = self._clauses(matches, lay, k1, b, lucene_norms)
+        filling = self._fill_lists(setting, clauses[1], clauses[2])  # the setting's part these queries read
         n_q = len(items)
         k_out, k = k, (2 * k if anserini_ties else k)  # room to re-pick the ties at the cut in Lucene's order
         out_docs = np.full((n_q, k), -1, dtype=np.int64)
@@ -220,7 +237,8 @@ class Searcher:
         if anserini_ties:
             out_docs, out_scores, out_n = apply_anserini_ties(out_docs, out_scores, out_n, k_out, self._rank)
         k = k_out
-        seconds = time.perf_counter() - start
+        seconds = time.perf_counter() - start - filling
+        setup += filling
         settings = dict(layout=lay.name, k1=k1, b=b, k=k, lucene_norms=lucene_norms, weights=lay.weights,
                         proximity=proximity, window=window, typos=typos, anserini_ties=anserini_ties)
         if capped:
@@ -384,32 +402,49 @@ class Searcher:
                 norms[f] = bm25.length_norm(lengths, avg, k1, b)
         return norms
 
-    def _impacts(self, norms: np.ndarray, fields: list[int]) -> tuple[np.ndarray, int]:
-        """tf / (tf + k1·(1−b+b·len/avg)) per posting of the fields searched, for the norms in use:
-        the division moves out of the search loop. One float32 per posting over the postings span
-        of `fields` (flat alone, or title + text).
-        Returns the impacts and the posting number of their first entry."""
-        lo = int(min(self._offsets[f, 0] for f in fields))
-        hi = int(max(self._offsets[f, -1] for f in fields))
-        out = np.empty(hi - lo, dtype=np.float32)
-        blocks = []  # (field, start, end): each block's tf pages are released once its impacts are made
-        for f in range(self._offsets.shape[0]):
-            a, z = max(lo, int(self._offsets[f, 0])), min(hi, int(self._offsets[f, -1]))
-            blocks += [(f, start, min(z, start + IMPACT_BLOCK)) for start in range(a, z, IMPACT_BLOCK)]
+    def _fill_lists(self, setting: dict, c_field: np.ndarray, c_term: np.ndarray) -> float:
+        """Make the impacts and block maxima of the (field, term) lists c_field[i], c_term[i] that this
+        setting has not made yet: a search reads those of its clauses' lists only, and a batch of
+        queries reads a fraction of the postings (a third at NQ size). Up to SETUP_THREADS threads over
+        runs of lists (each posting's impact and each block's maximum made alone: the same bits
+        whatever the split or order); one search at a time fills, so no list is made twice.
+        Returns the seconds spent (setting build, not search)."""
+        filled = setting["filled"]
+        if filled is None or not len(c_field):
+            return 0.0
+        n_terms = self._offsets.shape[1] - 1
+        keys = c_field * n_terms + c_term
+        if filled[keys].all():
+            return 0.0
+        start = time.perf_counter()
+        with setting["lock"]:
+            keys = np.unique(keys)
+            keys = keys[~filled[keys]]
+            if not len(keys):  # another search made them while this one waited
+                return time.perf_counter() - start
+            fields, terms = np.divmod(keys, n_terms)
+            starts, ends = self._offsets[fields, terms], self._offsets[fields, terms + 1]
+            reach = np.cumsum(ends - starts)
+            workers = min(SETUP_THREADS, os.cpu_count() or 1, -(-int(reach[-1]) // FILL_MIN_POSTINGS))
+            cuts = np.searchsorted(reach, np.linspace(0, reach[-1], workers + 1)[1:-1])
+            parts = [(a, z) for a, z in zip([0, *cuts], [*cuts, len(keys)]) if z > a]
 
-        def fill(block) -> None:
-            f, start, end = block
-            windowed.fill_impacts(self._tfs, self._docs, norms[f], out, lo, start, end)
-            _release_pages(self._tfs[start:end])  # the kernel reads impacts, not tfs
+            def fill(part) -> None:
+                a, z = part
+                bounds.fill_lists(starts[a:z], ends[a:z], fields[a:z], setting["span"], self._docs, self._tfs,
+                                  setting["norms"], setting["product"], setting["impacts"], setting["impact_base"],
+                                  setting["maxima"])
 
-        workers = min(SETUP_THREADS, os.cpu_count() or 1, len(blocks))
-        if workers > 1:  # each posting's impact is computed alone: the same bits whatever the split
-            with ThreadPoolExecutor(workers, thread_name_prefix="sounding-impacts") as pool:
-                list(pool.map(fill, blocks))
-        else:
-            for block in blocks:
-                fill(block)
-        return out, lo
+            if len(parts) > 1:
+                with ThreadPoolExecutor(len(parts), thread_name_prefix="sounding-setting") as pool:
+                    list(pool.map(fill, parts))
+            else:
+                fill(parts[0])
+            filled[keys] = True
+            if len(setting["impacts"]):  # the sum kernel reads these impacts, not tfs: let their pages go
+                span = setting["span"]
+                _release_pages(self._tfs[span.base : span.hi])
+        return time.perf_counter() - start
 
     def _packed_maxima(self, norms: np.ndarray, fields: list[int], lucene: bool) -> np.ndarray:
         """Per packed block of `fields`: its largest impact (or Lucene's float32 tf·(1/norm)), made in up
@@ -525,25 +560,33 @@ class Searcher:
         return self._settings.get(key, lambda: self._make_setting(lay, k1, b, lucene))
 
     def _make_setting(self, lay: Layout, k1, b, lucene) -> dict:
+        """The setting's arrays. Raw postings: impacts (the sum kernel's default arithmetic) and block
+        maxima are left unmade here (impacts not written cost no memory: `_unwritten`) and
+        made list by list as searches read them (`_fill_lists`); packed postings' maxima are made whole."""
         fields = self.index.manifest.fields
         lay_fields = np.array([fields.index(f) for f in lay.weights], dtype=np.int64)
         lay_weights = np.array(list(lay.weights.values()), dtype=np.float64)
         norms = self._norms(lay, k1, b, lucene)
-        impacts, base, maxima, lo = np.zeros(0, np.float32), 0, np.zeros(0, np.float32), 0
         # block maxima bound tf·norm for bm25f (norm = 1/B_f) and Lucene's arithmetic, else tf/(tf + norm)
         product = lucene or lay.name == "bm25f"
         searched = [fields.index(f) for f in lay.weights]
+        setting = {"norms": norms, "impacts": np.zeros(0, np.float32), "impact_base": 0, "maxima_base": 0,
+                   "lay_fields": lay_fields, "lay_weights": lay_weights, "filled": None}
         if self._packed is not None:
-            maxima = self._packed_maxima(norms, searched, product)
-        else:
-            lo = int(min(self._offsets[f, 0] for f in searched))
-            hi = int(max(self._offsets[f, -1] for f in searched))
-            if lay.name in SUM_LAYOUTS and not lucene:  # the sum kernel reads impacts, not tfs
-                impacts, base = self._impacts(norms, searched)
-            maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, searched, product,
-                                         min(SETUP_THREADS, os.cpu_count() or 1))
-        return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo,
-                "lay_fields": lay_fields, "lay_weights": lay_weights}
+            setting["maxima"] = self._packed_maxima(norms, searched, product)
+            return setting
+        lo = int(min(self._offsets[f, 0] for f in searched))
+        hi = int(max(self._offsets[f, -1] for f in searched))
+        if lay.name in SUM_LAYOUTS and not lucene:  # the sum kernel reads impacts, not tfs
+            setting["impacts"], setting["impact_base"] = _unwritten(hi - lo, np.float32), lo
+        # a block's maximum spans every field's postings in it when impacts are kept (an unread field's
+        # norm is 0: impact 1), the searched fields' only otherwise
+        on = np.ones(len(fields), np.bool_) if len(setting["impacts"]) else np.isin(np.arange(len(fields)), searched)
+        span = bounds.Span(lo, hi, self._offsets[:, 0].copy(), self._offsets[:, -1].copy(), on)
+        setting.update(maxima=np.zeros(-(-(hi - lo) // bounds.BLOCK), np.float32), maxima_base=lo, span=span,
+                       product=product, lock=threading.Lock(),
+                       filled=np.zeros(self._offsets.shape[0] * (self._offsets.shape[1] - 1), np.bool_))
+        return setting
 
     def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> int:
         """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs; returns

@@ -322,13 +322,3 @@ def _rank_ties(keys, m, rank, rank_bits):
     for i in range(m):
         key = keys[i]
         keys[i] = ((key >> np.uint64(32)) << rb) | np.uint64(rank[np.int64(key & _LOW32)])
-
-
-@nb.njit(nogil=True, cache=True)
-def fill_impacts(tfs, docs, norms, out, base, a, z):
-    """out[p − base] = tf / (tf + norms[doc]) in float32 for postings a..z−1: numpy's
-    `tf.astype(float32) / (tf + norms[docs])`, bit for bit, in one pass without temporaries."""
-    for p in range(a, z):
-        tf = np.float32(tfs[p])
-        out[p - base] = tf / (tf + norms[docs[p]])
-
