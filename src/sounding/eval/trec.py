@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import gzip
 import math
+import mmap
 import os
 import re
+import stat
 import zlib
 from itertools import pairwise
 from pathlib import Path
@@ -41,10 +43,17 @@ from .metrics import Qrels, Run, evaluate, judged_qids, trec_order
 _FAST_PATH_MIN_BYTES = 32 << 20
 
 
-def _read_bytes(path: str | os.PathLike) -> bytes:
+def _read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.mmap:
+    """The file's bytes, gunzipped if gzip. `mapped`: a plain file is mapped read-only instead of read (no
+    copy into memory: the page cache's pages are used as they are); the map supports what the scanners
+    use (len, find, slicing, the buffer protocol)."""
     p = Path(path)
     try:
         with open(p, "rb") as f:
+            st = os.fstat(f.fileno())
+            if mapped and stat.S_ISREG(st.st_mode) and st.st_size > 0 and f.read(2) != b"\x1f\x8b":
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            f.seek(0)
             data = f.read()
     except FileNotFoundError:
         raise SoundingError(f"{p}: no such file") from None
@@ -232,7 +241,7 @@ def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove
     qids = judged_qids(qrels)
     if not qids:
         raise SoundingError("the qrels hold no judged queries")
-    data = _read_bytes(path)
+    data = _read_bytes(path, mapped=True)
     if fast is None:
         fast = len(data) >= _FAST_PATH_MIN_BYTES
     got = None
@@ -241,7 +250,7 @@ def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove
 
         got = scan(data, qrels, qids, ms, remove_self_hits)
     if got is None:  # the checked reader decides (and names any fault)
-        run = _run_from_bytes(data, path)
+        run = _run_from_bytes(data if isinstance(data, bytes) else data[:], path)
         return evaluate(qrels, run, ms, remove_self_hits=remove_self_hits, per_query=per_query), \
             {q: len(h) for q, h in run.items()}
     table, counts = got
