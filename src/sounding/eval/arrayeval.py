@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .runscan import _hash, _same
+from ._fastscan import _hash, _same
 
 OK, FALLBACK = 0, 1
 

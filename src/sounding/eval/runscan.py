@@ -25,44 +25,14 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
-from ._fastscan import parse_scores
+from ._fastscan import _blank, _hash, _in_field, _mix, _same, parse_scores
 from .measures import Measure
 from .metrics import _WHOLE_RANKING, Qrels, _query_values
 
 _OK, _FALLBACK, _FULL = 0, 1, 2
 _PARALLEL_MIN_BYTES = 64 << 20  # below, one thread: starting a second costs more than it saves
-
-
-@njit(cache=True, nogil=True)
-def _mix(h, length):
-    """The end of `_hash`: the length folded in, then the bits mixed so that the low ones index a table well."""
-    h ^= np.uint64(length) * np.uint64(0x9E3779B97F4A7C15)
-    h ^= h >> np.uint64(29)
-    h *= np.uint64(0xBF58476D1CE4E5B9)
-    return h ^ (h >> np.uint64(32))
-
-
-@njit(cache=True, nogil=True)
-def _hash(buf, a, z):
-    """Hash of the id buf[a:z]: h·31 + byte over its bytes, then `_mix` (scan_and_rank computes the same
-    while it reads a docid)."""
-    h = np.uint64(0)
-    for i in range(a, z):
-        h = (h << np.uint64(5)) - h + np.uint64(buf[i])
-    return _mix(h, z - a)
-
-
-@njit(cache=True, nogil=True)
-def _same(x, a, z, y, b, e):
-    if z - a != e - b:
-        return False
-    for i in range(z - a):
-        if x[a + i] != y[b + i]:
-            return False
-    return True
 
 
 @njit(cache=True, nogil=True)
@@ -80,19 +50,6 @@ def _grow(arr, n):
     out = np.empty(max(n, 2 * arr.size), arr.dtype)
     out[: arr.size] = arr
     return out
-
-
-@njit(cache=True, nogil=True)
-def _blank(c):
-    """bytes.split()'s whitespace other than the newline: space, \t, \v, \f, \r."""
-    return c == 32 or (9 <= c <= 13 and c != 10)
-
-
-@njit(cache=True, nogil=True)
-def _in_field(c):
-    """Printable ASCII: a byte the fast pass reads as part of a field (any other ends it, and unless it is
-    whitespace the checked reader judges the line)."""
-    return 32 < c < 128
 
 
 @njit(cache=True, nogil=True)
@@ -120,7 +77,6 @@ def scan_and_rank(buf, jq_blob, jq_ptr, jd_blob, jd_ptr, jq_first, remove_self_h
         jd_hash[e] = _hash(jd_blob, jd_ptr[e], jd_ptr[e + 1])
     ranks = np.zeros(jd_ptr.size - 1, np.int64)
     hits = np.zeros(n_jq, np.int64)
-    seen = Dict.empty(key_type=types.uint64, value_type=types.int64)  # qid hash -> group
     g_qa = np.empty(1024, np.int64)
     g_qz = np.empty(1024, np.int64)
     g_n = np.empty(1024, np.int64)
@@ -153,10 +109,6 @@ def scan_and_rank(buf, jq_blob, jq_ptr, jd_blob, jd_ptr, jq_first, remove_self_h
             return st, ranks, hits, g_qa[:0], g_qz[:0], g_n[:0]
         if m == 0:  # only blank or comment lines were left
             break
-        qh = _hash(buf, qa, qz)
-        if qh in seen:  # the query's lines are not contiguous (or a hash collision): the slow path decides
-            return _FALLBACK, ranks, hits, g_qa[:0], g_qz[:0], g_n[:0]
-        seen[qh] = n_groups
         st = _finish_group(buf, qa, qz, m, da, dz, dh, sa, sz, table, stamp, gen, jtable, jq_blob, jq_ptr, jd_blob,
                            jd_ptr, jd_hash, jq_first, remove_self_hits, horizon, ranks, hits)
         if st != _OK:
@@ -365,7 +317,7 @@ def scan(data: bytes, qrels: Qrels, qids: list[str], ms: list[Measure], remove_s
         for a, z, c in zip(g_qa.tolist(), g_qz.tolist(), g_n.tolist()):
             q = data[start + a : start + z].decode("ascii")
             if q in counts:
-                return None  # a query in two parts: its lines are not contiguous, the checked reader decides
+                return None  # a query whose lines are not contiguous (in one part or two): the checked reader decides
             counts[q] = c
     table = np.zeros((len(qids), len(ms)))
     ranks_l, hits_l = ranks.tolist(), hits.tolist()
