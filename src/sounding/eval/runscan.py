@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 
 import numpy as np
 from numba import njit
@@ -286,21 +287,20 @@ def _finish_group(buf, qa, qz, m, da, dz, dh, sa, sz, table, stamp, gen, jtable,
 def scan(data: bytes, qrels: Qrels, qids: list[str], ms: list[Measure], remove_self_hits: bool):
     """(per-query values: judged queries × measures, {qid: hits}) of a run file's bytes; None when the
     checked reader must decide (see the module docstring)."""
-    try:
-        jq = [q.encode("ascii") for q in qids]
-        jd = [[d.encode("ascii") for d in qrels[q]] for q in qids]
+    flat = list(chain.from_iterable(qrels[q] for q in qids))  # the judged docids, query by query
+    try:  # one join and one encode each (ASCII: a str's length is its bytes')
+        jq_blob, jd_blob = "".join(qids).encode("ascii"), "".join(flat).encode("ascii")
     except UnicodeEncodeError:
         return None  # non-ASCII ids: the run's lines holding them go the checked way anyway
-    jq_ptr = np.zeros(len(jq) + 1, np.int64)
-    np.cumsum([len(q) for q in jq], out=jq_ptr[1:])
-    flat = [d for ds in jd for d in ds]
+    jq_ptr = np.zeros(len(qids) + 1, np.int64)
+    np.cumsum(list(map(len, qids)), out=jq_ptr[1:])
     jd_ptr = np.zeros(len(flat) + 1, np.int64)
-    np.cumsum([len(d) for d in flat], out=jd_ptr[1:])
-    jq_first = np.zeros(len(jq) + 1, np.int64)
-    np.cumsum([len(ds) for ds in jd], out=jq_first[1:])
+    np.cumsum(list(map(len, flat)), out=jd_ptr[1:])
+    jq_first = np.zeros(len(qids) + 1, np.int64)
+    np.cumsum([len(qrels[q]) for q in qids], out=jq_first[1:])
     as_array = lambda b: np.frombuffer(b, np.uint8) if b else np.zeros(1, np.uint8)  # noqa: E731
     horizon = math.inf if any(m.k is None or m.name in _WHOLE_RANKING for m in ms) else max(m.k for m in ms)
-    tables = (as_array(b"".join(jq)), jq_ptr, as_array(b"".join(flat)), jd_ptr, jq_first, bool(remove_self_hits),
+    tables = (as_array(jq_blob), jq_ptr, as_array(jd_blob), jd_ptr, jq_first, bool(remove_self_hits),
               float(min(horizon, 2.0**62)))
     buf = np.frombuffer(data, np.uint8)
     cuts = _cuts(data, min(os.cpu_count() or 1, 2) if len(data) >= _PARALLEL_MIN_BYTES else 1)
