@@ -1,4 +1,5 @@
-"""numba kernels behind `read_run`'s fast path for large, well-formed run files.
+"""numba kernels behind `read_run`'s and `read_qrels`' fast paths for large, well-formed files, and the id
+hash and byte tests that runscan and arrayeval share.
 
 Why: a Python loop over lines costs about 1 us a line (10 s for 10 M lines). These kernels find the
 qid / docid / score fields of every line and parse the scores in one compiled pass; Python then only
@@ -7,6 +8,7 @@ the whole file to the plain loop in trec.py, which is the single place that judg
 the two paths cannot disagree. A score the exact fast path cannot parse is handed to trec.py's score rule
 (C strtod syntax: `1_0` is refused, `0x1p3` is 8.0); if that rule refuses it, the plain loop reports it.
 Comment lines (first field beginning with `#`, as in trec_eval 10) are skipped, as the plain loop does.
+`scan_trec_qrels` does the same for TREC qrels: anything it does not take goes to read_qrels' line loop.
 """
 from __future__ import annotations
 
