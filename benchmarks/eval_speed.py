@@ -14,6 +14,14 @@ Two comparisons, each the best of --repeat timings:
 - from disk: `read_run(path)` + evaluate against a plain Python loop over the lines + pytrec_eval.
 Every per-query value is compared with pytrec_eval's; the script fails if any differs by more than 1e-9.
 Prints a table and one JSON line.
+
+    python benchmarks/eval_speed.py --whole RUN QRELS --rounds 3   # whole commands, fresh processes
+
+--whole compares whole processes on an existing run and its qrels, alternating in each round:
+`sounding eval -m nDCG@10 -m R@100 -m AP --json`, end_to_end.py's pytrec_eval script (plain line loops,
+RelevanceEvaluator, means) and `trec_eval -m ndcg_cut.10 -m recall.100 -m map` (when a binary is on PATH
+or in $SOUNDING_TREC_EVAL). Per process: wall and CPU seconds, peak RSS, load; per round: the ratios.
+The three commands' means must agree to 1e-12 (trec_eval's, printed to 4 decimals, to 5e-5).
 """
 from __future__ import annotations
 
@@ -77,7 +85,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-disk", action="store_true", help="skip the from-disk comparison")
+    ap.add_argument("--whole", nargs=2, metavar=("RUN", "QRELS"), help="compare whole commands on these files")
+    ap.add_argument("--rounds", type=int, default=3, help="--whole: rounds, the commands alternating in each")
     args = ap.parse_args()
+    if args.whole:
+        return whole_commands(Path(args.whole[0]), Path(args.whole[1]), args.rounds)
 
     t = time.perf_counter()
     qrels, run = synthetic(args.queries, args.hits, args.seed)
@@ -131,6 +143,51 @@ def main() -> int:
     print(f"max |difference| from pytrec_eval over all queries and measures: {max_diff:.1e}\n")
     print(json.dumps(result))
     return 0 if max_diff <= 1e-9 else 1
+
+
+def whole_commands(run: Path, qrels: Path, rounds: int) -> int:
+    import shutil
+    import subprocess
+
+    from end_to_end import PYTREC_SCRIPT, run_process, sounding
+
+    trec_eval = os.environ.get("SOUNDING_TREC_EVAL") or shutil.which("trec_eval")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "pytrec.py"
+        script.write_text(PYTREC_SCRIPT)
+        commands = {"sounding eval": sounding("eval", qrels, run, "-m", "nDCG@10", "-m", "R@100", "-m", "AP", "--json"),
+                    "pytrec_eval script": [sys.executable, str(script), str(qrels), str(run)]}
+        if trec_eval:
+            commands["trec_eval"] = [trec_eval, "-m", "ndcg_cut.10", "-m", "recall.100", "-m", "map", str(qrels), str(run)]
+        subprocess.run(commands["sounding eval"], capture_output=True, check=True)  # numba's cache, not timed
+        results: dict[str, list[dict]] = {name: [] for name in commands}
+        for r in range(rounds):
+            for name, cmd in commands.items():
+                results[name].append(run_process(cmd))
+            line = "  ".join(f"{name} {results[name][-1]['seconds']:.2f} s (cpu {results[name][-1]['cpu_seconds']:.2f}, "
+                             f"{results[name][-1]['peak_rss_mb']:.0f} MB, load {results[name][-1]['load_before']:.1f})"
+                             for name in commands)
+            print(f"round {r + 1}: {line}", file=sys.stderr)
+    ours = json.loads(results["sounding eval"][0]["stdout"])
+    peer = json.loads(results["pytrec_eval script"][0]["stdout"])
+    names = {"nDCG@10": "ndcg_cut_10", "R@100": "recall_100", "AP": "map"}
+    diff = max(abs(ours[m] - peer[p]) for m, p in names.items())
+    te_diff = 0.0
+    if trec_eval:
+        te = {f[0]: float(f[2]) for f in (line.split() for line in results["trec_eval"][0]["stdout"].splitlines())
+              if len(f) == 3 and f[0] in names.values()}
+        te_diff = max(abs(ours[m] - te[p]) for m, p in names.items())
+    summary = {"benchmark": "eval_speed --whole", "run": str(run), "rounds": rounds,
+               "max_abs_diff_vs_pytrec_eval": diff, "max_abs_diff_vs_trec_eval_4dp": te_diff}
+    for name, rs in results.items():
+        summary[name] = [{k: v for k, v in x.items() if k not in ("stdout", "stderr")} for x in rs]
+        if name != "sounding eval":
+            summary[f"ratio {name} / sounding"] = [round(p["seconds"] / o["seconds"], 2)
+                                                   for p, o in zip(rs, results["sounding eval"])]
+            summary[f"cpu ratio {name} / sounding"] = [round(p["cpu_seconds"] / o["cpu_seconds"], 2)
+                                                       for p, o in zip(rs, results["sounding eval"])]
+    print(json.dumps(summary))
+    return 0 if diff <= 1e-12 and te_diff <= 5e-5 else 1
 
 
 def _version(dist: str) -> str:

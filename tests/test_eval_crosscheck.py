@@ -81,3 +81,28 @@ def test_real_qrels_crosscheck_and_cli(shared_data, tmp_path, capsys, name):
     assert main(["crosscheck", str(path), str(run_path)]) == 0
     out = capsys.readouterr().out
     assert "OK:" in out and "MISMATCH" not in out
+
+
+def test_top_candidates_keeps_every_hit_that_can_reach_the_cut():
+    """top_candidates against a plain reference: hits scored at least as high as the (cut+1)-th best, in
+    their order; rows best-first or not, ties at the border, rows shorter than the cut."""
+    import numpy as np
+
+    from sounding.eval.arrayeval import top_candidates
+
+    rng = np.random.default_rng(7)
+    n_rows, width, cut = 60, 40, 10
+    docs = rng.integers(0, 10_000, (n_rows, width))
+    scores = np.round(rng.random((n_rows, width)) * 4, 0).astype(np.float32)  # many ties
+    counts = rng.integers(0, width + 1, n_rows)
+    for r in range(0, n_rows, 2):  # half of the rows best first, as a search gives them
+        scores[r, : counts[r]] = np.sort(scores[r, : counts[r]])[::-1]
+    rows = rng.permutation(n_rows)[:45]
+    out_docs, out_scores, kept = top_candidates(docs, scores, counts, rows, cut)
+    for i, r in enumerate(rows):
+        s = scores[r, : counts[r]]
+        border = np.sort(s)[::-1][cut] if counts[r] > cut + 1 else -np.inf
+        want = [j for j in range(counts[r]) if s[j] >= border]
+        assert kept[i] == len(want) >= min(counts[r], cut + 1)
+        assert out_docs[i, : kept[i]].tolist() == docs[r, want].tolist()
+        assert out_scores[i, : kept[i]].tolist() == s[want].tolist()

@@ -202,3 +202,57 @@ def test_fast_reader_takes_well_formed_files(tmp_path, monkeypatch):
     bad = write(tmp_path, "bad.run", data.decode() + "q1 Q0 doc4 9 1.0 run\n")
     with pytest.raises(DataError, match=rf"bad.run:{len(lines) + 1}: document 'doc4' appears twice"):
         read_run(bad)
+
+
+@st.composite
+def qrels_files(draw):
+    """Mostly well-formed TREC qrels, with the layouts and faults the compiled reader must take or hand over."""
+    lines = []
+    if draw(st.integers(0, 8)) == 0:
+        lines.append(draw(st.sampled_from(["# a comment", "#\tx\ty", "query-id\tcorpus-id\tscore", "q1\td1\t1"])))
+    for _ in range(draw(st.integers(0, 40))):
+        q = draw(st.sampled_from(["q1", "q2", "10", "q#", "Q"]))
+        d = f"d{draw(st.integers(0, 9999))}"
+        if draw(st.integers(0, 30)) == 0:
+            d = draw(st.sampled_from(["d1", "doc-4", "#5"]))
+        g = draw(st.sampled_from(["0", "1", "2", "-1", "+3", "007", "-0", "123456789012345678"]))
+        if draw(st.integers(0, 300)) == 0:
+            g = draw(st.sampled_from(["1.5", "x", "1_0", "1234567890123456789", "99999999999999999999", "+", ""]))
+        cols = [q, draw(st.sampled_from(["0", "Q0"])), d, g]
+        if draw(st.integers(0, 300)) == 0:
+            cols = cols[: draw(st.integers(1, 3))] + (["extra", "cols"] if draw(st.booleans()) else [])
+        sep = draw(st.sampled_from([" ", "\t", "  ", " \t"]))
+        lines.append(draw(st.sampled_from(["", " "])) + sep.join(cols) + draw(st.sampled_from(["", "\r", " "])))
+        if draw(st.integers(0, 10)) == 0:
+            lines.append(draw(st.sampled_from(["", "   ", "\r", "# note", " # q d 1"])))
+    if draw(st.integers(0, 20)) == 0:
+        lines.append(draw(st.sampled_from(["q1 0 dé 1", "q1 0 d\x01 1", "q1 0 d\x00 1"])))
+    return ("\n".join(lines) + draw(st.sampled_from(["", "\n"]))).encode("utf-8")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(qrels_files())
+def test_fast_qrels_reader_equals_line_reader(data):
+    fast = trec._read_qrels_fast(data)
+    try:
+        slow = trec._read_qrels_lines(data, "f")
+    except DataError:
+        assert fast is None  # every error is left to the line reader, which names the line
+        return
+    if fast is not None:  # the same queries, documents and grades, in the same order
+        assert [(q, list(j.items())) for q, j in fast.items()] == [(q, list(j.items())) for q, j in slow.items()]
+
+
+def test_fast_qrels_reader_takes_well_formed_files(tmp_path):
+    lines = [f"q{q} 0 doc{d} {(q * d) % 4 - 1}" for q in (3, 1, 2) for d in range(40)]
+    lines.insert(5, "# judged by hand")
+    lines.append(lines.pop(0))  # q3's judgements are not contiguous
+    text = "\n".join(lines) + "\r\n"
+    fast = trec._read_qrels_fast(text.encode())
+    assert fast is not None and fast == trec._read_qrels_lines(text.encode(), "f") and list(fast) == ["q3", "q1", "q2"]
+    p = write(tmp_path, "q.txt.gz", text, gz=True)
+    assert read_qrels(p, fast=True) == fast
+    assert trec._read_qrels_fast(b"query-id\tcorpus-id\tscore\n1\td1\t1\n") is None  # BEIR TSV: the line reader
+    bad = write(tmp_path, "bad.qrels", text + "q1 0 doc4 2\n")
+    with pytest.raises(DataError, match=rf"bad.qrels:{len(lines) + 1}: document 'doc4' is judged twice"):
+        read_qrels(bad, fast=True)

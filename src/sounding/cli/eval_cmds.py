@@ -51,10 +51,10 @@ def eval_cmd(
 ) -> None:
     """Score a run with trec_eval semantics (mean over every judged query; missing queries score 0)."""
     from ..eval import read_qrels
-    from ..eval.trec import evaluate_run_file
+    from ..eval.trec import evaluate_run_file, large_run
 
     ms = _measures(measure)
-    q = read_qrels(qrels)
+    q = read_qrels(qrels, fast=large_run(run) or None)  # compiled too where the run's scan loads numba
     # the run is read and scored in one pass (large files: compiled, no Python object per line)
     result, hit_counts = evaluate_run_file(q, run, ms, remove_self_hits=remove_self_hits, per_query=per_query)
     _coverage_note(q, hit_counts, Console(stderr=True), run)  # stderr: --json's stdout stays JSON

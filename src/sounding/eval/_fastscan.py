@@ -1,4 +1,5 @@
-"""numba kernels behind `read_run`'s fast path for large, well-formed run files.
+"""numba kernels behind `read_run`'s and `read_qrels`' fast paths for large, well-formed files, and the id
+hash and byte tests that runscan and arrayeval share.
 
 Why: a Python loop over lines costs about 1 us a line (10 s for 10 M lines). These kernels find the
 qid / docid / score fields of every line and parse the scores in one compiled pass; Python then only
@@ -7,6 +8,7 @@ the whole file to the plain loop in trec.py, which is the single place that judg
 the two paths cannot disagree. A score the exact fast path cannot parse is handed to trec.py's score rule
 (C strtod syntax: `1_0` is refused, `0x1p3` is 8.0); if that rule refuses it, the plain loop reports it.
 Comment lines (first field beginning with `#`, as in trec_eval 10) are skipped, as the plain loop does.
+`scan_trec_qrels` does the same for TREC qrels: anything it does not take goes to read_qrels' line loop.
 """
 from __future__ import annotations
 
@@ -14,6 +16,48 @@ import numpy as np
 from numba import njit
 
 _POW10 = np.array([10.0**i for i in range(23)])  # exact doubles: 10**22 < 2**53 * 2**22
+
+
+@njit(cache=True, nogil=True)
+def _mix(h, length):
+    """The end of `_hash`: the length folded in, then the bits mixed so that the low ones index a table well."""
+    h ^= np.uint64(length) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    return h ^ (h >> np.uint64(32))
+
+
+@njit(cache=True, nogil=True)
+def _hash(buf, a, z):
+    """Hash of the id buf[a:z]: h·31 + byte over its bytes, then `_mix` (scan_and_rank computes the same
+    while it reads a docid)."""
+    h = np.uint64(0)
+    for i in range(a, z):
+        h = (h << np.uint64(5)) - h + np.uint64(buf[i])
+    return _mix(h, z - a)
+
+
+@njit(cache=True, nogil=True)
+def _same(x, a, z, y, b, e):
+    if z - a != e - b:
+        return False
+    for i in range(z - a):
+        if x[a + i] != y[b + i]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _blank(c):
+    """bytes.split()'s whitespace other than the newline: space, \t, \v, \f, \r."""
+    return c == 32 or (9 <= c <= 13 and c != 10)
+
+
+@njit(cache=True, nogil=True)
+def _in_field(c):
+    """Printable ASCII: a byte the fast pass reads as part of a field (any other ends it, and unless it is
+    whitespace the checked reader judges the line)."""
+    return 32 < c < 128
 
 
 @njit(cache=True, nogil=True)
@@ -162,3 +206,137 @@ def new_field_rows(buf, starts, ends):
             out[m] = r
             m += 1
     return out[:m]
+
+
+@njit(cache=True, nogil=True)
+def scan_trec_qrels(buf, lines):
+    """TREC qrels (`qid iter docid grade`) as read_qrels reads them, grouped by query: (ok, each query's
+    qid offsets (start, end), in order of first appearance, where each query's judgements begin (and the
+    last ends), their docid offsets (start, end) and grades, in file order).
+
+    `lines` bounds the number of lines. ok is False, for the line reader to decide (and name any fault),
+    when the first line that is not blank or a comment has exactly two tabs (BEIR TSV), a line has other
+    than 4 fields, a grade is not [+-] and up to 18 digits, a byte is NUL, non-ASCII or a control byte
+    other than whitespace, or a (qid, docid) pair is judged twice. Comments: lines whose first byte is `#`.
+    """
+    n = buf.size
+    qa = np.empty(lines, np.int64)
+    qz = np.empty(lines, np.int64)
+    da = np.empty(lines, np.int64)
+    dz = np.empty(lines, np.int64)
+    grade = np.empty(lines, np.int64)
+    group = np.empty(lines, np.int64)
+    first_line = np.empty(lines, np.int64)  # per query: its first line
+    size = 4
+    while size < 2 * lines:
+        size *= 2
+    mask = size - 1
+    qtab = np.full(size, -1, np.int64)  # qid hash -> query
+    dtab = np.full(size, -1, np.int64)  # (query, docid) hash -> line
+    empty = np.zeros(0, np.int64)
+    rec = 0
+    n_q = 0
+    decided = False
+    f = np.zeros(8, np.int64)  # the line's first four fields: start, end
+    i = 0
+    while i < n:
+        start = i
+        # the line's fields
+        nf = 0
+        while i < n and buf[i] != 10:
+            c = buf[i]
+            if _blank(c):
+                i += 1
+                continue
+            if c < 32 or c >= 128:
+                return False, empty, empty, empty, empty, empty, empty
+            a = i
+            while i < n and _in_field(buf[i]):
+                i += 1
+            if i < n and buf[i] != 10 and not _blank(buf[i]):
+                return False, empty, empty, empty, empty, empty, empty
+            if nf < 4:
+                f[2 * nf] = a
+                f[2 * nf + 1] = i
+            nf += 1
+        i += 1
+        if nf == 0 or buf[start] == 35:  # blank, or a comment
+            continue
+        if not decided:
+            e = i - 1  # the line's end
+            while e > start and buf[e - 1] == 13:  # rstrip(b"\r") before the tab count, as read_qrels
+                e -= 1
+            t = 0
+            for k in range(start, e):
+                if buf[k] == 9:
+                    t += 1
+            if t == 2:
+                return False, empty, empty, empty, empty, empty, empty
+            decided = True
+        if nf != 4:
+            return False, empty, empty, empty, empty, empty, empty
+        # the grade: [+-]digits, at most 18 of them
+        a, z = f[6], f[7]
+        neg = buf[a] == 45
+        if buf[a] == 45 or buf[a] == 43:
+            a += 1
+        if z - a < 1 or z - a > 18:
+            return False, empty, empty, empty, empty, empty, empty
+        g = 0
+        for k in range(a, z):
+            if not 48 <= buf[k] <= 57:
+                return False, empty, empty, empty, empty, empty, empty
+            g = g * 10 + (buf[k] - 48)
+        # the query
+        h = _hash(buf, f[0], f[1])
+        p = np.int64(h & np.uint64(mask))
+        q = -1
+        while qtab[p] >= 0:
+            r = first_line[qtab[p]]
+            if qz[r] - qa[r] == f[1] - f[0]:
+                same = True
+                for k in range(f[1] - f[0]):
+                    if buf[qa[r] + k] != buf[f[0] + k]:
+                        same = False
+                        break
+                if same:
+                    q = qtab[p]
+                    break
+            p = (p + 1) & mask
+        if q < 0:
+            q = n_q
+            qtab[p] = q
+            first_line[q] = rec
+            n_q += 1
+        # the (query, docid) pair: judged twice sends the file to the line reader
+        h = _mix(_hash(buf, f[4], f[5]), q)  # the docid's hash with the query folded in
+        p = np.int64(h & np.uint64(mask))
+        while dtab[p] >= 0:
+            r = dtab[p]
+            if group[r] == q and dz[r] - da[r] == f[5] - f[4]:
+                same = True
+                for k in range(f[5] - f[4]):
+                    if buf[da[r] + k] != buf[f[4] + k]:
+                        same = False
+                        break
+                if same:
+                    return False, empty, empty, empty, empty, empty, empty
+            p = (p + 1) & mask
+        dtab[p] = rec
+        qa[rec], qz[rec], da[rec], dz[rec] = f[0], f[1], f[4], f[5]
+        grade[rec] = -g if neg else g
+        group[rec] = q
+        rec += 1
+    # the judgements grouped by query, in file order within each (a counting sort)
+    ptr = np.zeros(n_q + 1, np.int64)
+    for r in range(rec):
+        ptr[group[r] + 1] += 1
+    for q in range(n_q):
+        ptr[q + 1] += ptr[q]
+    fill = ptr[:-1].copy()
+    order = np.empty(rec, np.int64)
+    for r in range(rec):
+        order[fill[group[r]]] = r
+        fill[group[r]] += 1
+    fl = first_line[:n_q]
+    return True, qa[fl], qz[fl], ptr, da[order], dz[order], grade[order]

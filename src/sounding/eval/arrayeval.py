@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .runscan import _hash, _same
+from ._fastscan import _hash, _same
 
 OK, FALLBACK = 0, 1
 
@@ -123,35 +123,37 @@ def judged_ranks(docs, scores, counts, rows, self_doc, jq_first, jdoc, rank, hor
 def top_candidates(docs, scores, counts, rows, cut):
     """For each row of `rows`, its hits that can rank within the top `cut` once any one hit is removed: those
     scored at least as high as its (cut+1)-th best (all of them when it has no more), in their order.
-    Returns (documents, scores, how many per row), the kept hits first in each row."""
-    width = 1
-    for i in range(rows.size):
-        width = max(width, min(counts[rows[i]], cut + 1))
-    out_docs = np.full((rows.size, width), -1, docs.dtype)
-    out_scores = np.zeros((rows.size, width), scores.dtype)
+    Returns (documents, scores, how many per row), the kept hits first in each row.
+
+    Two passes, the borders and counts first, then the copy into arrays made once: no array is reassigned
+    inside a loop (numba then reloads it at every step)."""
+    border = np.full(rows.size, -np.inf)
     kept = np.zeros(rows.size, np.int64)
+    width = 1
     for i in range(rows.size):
         r = rows[i]
         n = counts[r]
-        border = -np.inf
         if n > cut + 1:
             ordered = True  # best first, as a search gives them: the border is read off; else sorted
             for j in range(1, n):
                 if scores[r, j] > scores[r, j - 1]:
                     ordered = False
                     break
-            border = scores[r, cut] if ordered else np.sort(scores[r, :n])[n - cut - 1]
+            border[i] = scores[r, cut] if ordered else np.sort(scores[r, :n])[n - cut - 1]
         m = 0
         for j in range(n):
-            if scores[r, j] >= border:
-                if m == out_docs.shape[1]:  # ties at the border: widen
-                    wider_d = np.full((rows.size, 2 * m), -1, docs.dtype)
-                    wider_s = np.zeros((rows.size, 2 * m), scores.dtype)
-                    wider_d[:, :m] = out_docs
-                    wider_s[:, :m] = out_scores
-                    out_docs, out_scores = wider_d, wider_s
+            if scores[r, j] >= border[i]:
+                m += 1
+        kept[i] = m
+        width = max(width, m)
+    out_docs = np.full((rows.size, width), -1, docs.dtype)
+    out_scores = np.zeros((rows.size, width), scores.dtype)
+    for i in range(rows.size):
+        r = rows[i]
+        m = 0
+        for j in range(counts[r]):
+            if scores[r, j] >= border[i]:
                 out_docs[i, m] = docs[r, j]
                 out_scores[i, m] = scores[r, j]
                 m += 1
-        kept[i] = m
     return out_docs, out_scores, kept

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import gzip
 import math
+import mmap
 import os
 import re
+import stat
 import zlib
 from itertools import pairwise
 from pathlib import Path
@@ -41,10 +43,17 @@ from .metrics import Qrels, Run, evaluate, judged_qids, trec_order
 _FAST_PATH_MIN_BYTES = 32 << 20
 
 
-def _read_bytes(path: str | os.PathLike) -> bytes:
+def _read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.mmap:
+    """The file's bytes, gunzipped if gzip. `mapped`: a plain file is mapped read-only instead of read (no
+    copy into memory: the page cache's pages are used as they are); the map supports what the scanners
+    use (len, find, slicing, the buffer protocol)."""
     p = Path(path)
     try:
         with open(p, "rb") as f:
+            st = os.fstat(f.fileno())
+            if mapped and stat.S_ISREG(st.st_mode) and st.st_size > 0 and f.read(2) != b"\x1f\x8b":
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            f.seek(0)
             data = f.read()
     except FileNotFoundError:
         raise SoundingError(f"{p}: no such file") from None
@@ -221,6 +230,15 @@ def _read_run_fast(data: bytes) -> Run | None:
     return run
 
 
+def large_run(path: str | os.PathLike) -> bool:
+    """Will `evaluate_run_file` read this run with the compiled scanner (numba loaded, so that the qrels'
+    compiled reader costs nothing more)? False for a file it cannot stat (the reader reports it)."""
+    try:
+        return os.path.getsize(path) >= _FAST_PATH_MIN_BYTES
+    except OSError:
+        return False
+
+
 def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove_self_hits: bool = False,
                       per_query: bool = False, fast: bool | None = None) -> tuple[dict, dict[str, int]]:
     """`evaluate(qrels, read_run(path), measures, ...)` without building the run: the same result, plus
@@ -232,7 +250,7 @@ def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove
     qids = judged_qids(qrels)
     if not qids:
         raise SoundingError("the qrels hold no judged queries")
-    data = _read_bytes(path)
+    data = _read_bytes(path, mapped=True)
     if fast is None:
         fast = len(data) >= _FAST_PATH_MIN_BYTES
     got = None
@@ -241,7 +259,7 @@ def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove
 
         got = scan(data, qrels, qids, ms, remove_self_hits)
     if got is None:  # the checked reader decides (and names any fault)
-        run = _run_from_bytes(data, path)
+        run = _run_from_bytes(data if isinstance(data, bytes) else data[:], path)
         return evaluate(qrels, run, ms, remove_self_hits=remove_self_hits, per_query=per_query), \
             {q: len(h) for q, h in run.items()}
     table, counts = got
@@ -320,15 +338,43 @@ def format_query(qid: str, hits: Mapping[str, float], tag: str, k: int | None = 
 # --------------------------------------------------------------------------------------------- qrels
 
 
-def read_qrels(path: str | os.PathLike) -> Qrels:
+def read_qrels(path: str | os.PathLike, fast: bool | None = None) -> Qrels:
     """Read TREC qrels (`qid iter docid grade`) or BEIR TSV qrels (with header) into {qid: {docid: grade}}.
 
     The format is decided by the first line: three tab-separated fields mean BEIR TSV (a first line whose
     grade holds no digit is its header). Raises DataError naming file:line for a wrong column count, a
     grade that is not a whole integer as C's strtol reads it, a NUL byte, or a (qid, docid) pair judged
     twice. In TREC qrels a line beginning with `#` is a comment, as in trec_eval 10.
+
+    `fast`: read well-formed ASCII TREC qrels with the compiled scanner (the same result; anything else
+    goes through the line loop). None: for files of 32 MB and more; True is worth it where numba is
+    loaded anyway (`sounding eval` on a large run).
     """
     data = _read_bytes(path)
+    if fast or (fast is None and len(data) >= _FAST_PATH_MIN_BYTES):
+        qrels = _read_qrels_fast(data)
+        if qrels is not None:
+            return qrels
+    return _read_qrels_lines(data, path)
+
+
+def _read_qrels_fast(data: bytes) -> Qrels | None:
+    """Same result as _read_qrels_lines for well-formed ASCII TREC qrels; None otherwise."""
+    from ._fastscan import join_fields, scan_trec_qrels
+
+    buf = np.frombuffer(data, np.uint8)
+    ok, qa, qz, ptr, da, dz, grades = scan_trec_qrels(buf, data.count(b"\n") + 1)
+    if not ok:
+        return None
+    qids = join_fields(buf, qa, qz).tobytes().decode("ascii").split("\n")
+    docids = join_fields(buf, da, dz).tobytes().decode("ascii").split("\n")
+    g = grades.tolist()
+    bounds = ptr.tolist()
+    return {q: dict(zip(docids[a:b], g[a:b])) for q, a, b in zip(qids, bounds, bounds[1:])}
+
+
+def _read_qrels_lines(data: bytes, path) -> Qrels:
+    """The reference reader: one line at a time, and the one place that reports what is wrong."""
     qrels: Qrels = {}
     tsv = None
     has_nul = b"\0" in data
