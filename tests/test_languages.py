@@ -385,6 +385,34 @@ def test_kuromoji_best_is_the_stepwise_search_in_one_call():
             assert lattice.row_lines(text, rows) == lattice.lines(text, path)
 
 @needs_ja
+def test_kuromoji_search_also_gives_the_nodes_spanning_the_text():
+    lattice = JapaneseAnalyzer()._lattice
+    for text in ["関西国際空港", "一元論", "コナミデジタルエンタテインメント", "ア" * 24, "漢字"]:
+        low, rows, whole = lattice.kuromoji_search(text, 0, -1)
+        size = len(text.encode("utf-8"))
+        want = [row for row in lattice.nodes(text).tolist() if row[0] == 0 and row[1] == size]
+        assert whole.tolist() == want and want
+        assert (low, rows.tolist()) == (lattice.kuromoji_best(text, 0, -1)[0], lattice.kuromoji_best(text, 0, -1)[1].tolist())
+
+
+@needs_ja
+def test_decompounding_reads_a_penalised_tokens_ids_from_its_own_search():
+    # the ids and cost of a penalised token come from its search's lattice; the terms are those
+    # of the ids looked up in the dictionary (`_decompound_by_ids`, what is done where they are open)
+    texts = ["関西国際空港に行く", "一元論と二元論", "東京大学大学院情報理工学系研究科", "コナミデジタルエンタテインメントの株式",
+             "大日本帝国の南北戦争", "国際連合安全保障理事会常任理事国"]
+    searched = JapaneseAnalyzer()
+    looked_up = JapaneseAnalyzer()
+    calls = []
+    searched_terms = searched._searched_terms
+    searched._searched_terms = lambda *a: calls.append(a) or searched_terms(*a)
+    looked_up._searched_terms = lambda *a: None
+    for text in texts:
+        assert searched(text) == looked_up(text)
+    assert len(calls) >= len(texts) and searched("関西国際空港に行く") == ["関西", "国際", "空港", "行く"]
+
+
+@needs_ja
 def test_inside_words_marks_the_inner_characters_of_dictionary_words():
     # ウォルト・ディズニー is a dictionary word: its ・ (index 4) lies inside it; the second ・ (10)
     # only joins an unknown katakana word, so it is not covered

@@ -198,6 +198,64 @@ class JapaneseAnalyzer:
 
     def _decompound_in_place(self, text: str, lines: list[str], penalised: list[tuple[int, int]],
                              out: list[str]) -> None:
+        """SEARCH mode on MeCab's path (`lines`, plain) when only length penalties apply, as
+        `_decompound_by_ids` does it, but with the ids and cost of each penalised token read from
+        its own search's lattice (`_searched_terms`) instead of looked up: only its neighbours'
+        are looked up. Where the dictionary leaves any of them open, `_decompound_by_ids` decides."""
+        ids = self._ids
+        for i, _ in penalised:
+            if (i and ids(lines[i - 1]) is None) or ("\t" in lines[i + 1] and ids(lines[i + 1]) is None):
+                return self._decompound_by_ids(text, lines, penalised, out)
+        following = len(lines)  # the line after the last split token, and its first part's left id
+        first_lid = -1
+        memo = self._split_terms
+        found_terms = []
+        for i, at in reversed(penalised):
+            line = lines[i]
+            if i + 1 == following:
+                next_lid = first_lid
+            elif "\t" in lines[i + 1]:
+                next_lid = ids(lines[i + 1])[0]
+            else:
+                next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
+            prev_rid = ids(lines[i - 1])[1] if i else 0
+            key = (prev_rid, line, next_lid)
+            found = memo.get(key)
+            if found is None:
+                found = self._searched_terms(line, prev_rid, next_lid)
+                if found is None:
+                    return self._decompound_by_ids(text, lines, penalised, out)
+                memo[key] = found
+            terms, first_lid = found
+            following = i
+            found_terms.append((at, terms))
+        for at, terms in found_terms:  # from the last place to the first, so that each is still right
+            out[at:at] = terms
+
+    def _searched_terms(self, line: str, prev_rid: int, next_lid: int) -> tuple[tuple, int] | None:
+        """`_token_terms` for a plain line of a penalised token, its ids and cost read from the
+        nodes of its own search's lattice that span it and have its features (among them MeCab's
+        own node, since a lattice of the surface alone has every node of that span that the
+        stretch's has); None where those differ in them. A token starting with punctuation is
+        not searched: its ids are looked up."""
+        surface, _, features = line.partition("\t")
+        if is_punctuation(surface[0]):
+            own = self._ids(line)
+            return None if own is None else (self._terms(surface, features.split(",")), own[0])
+        lattice = self._lattice
+        low, rows, whole = lattice.kuromoji_search(surface, prev_rid, next_lid)
+        feature = lattice.feature
+        own = {(lid, rid, cost) for _, _, lid, rid, cost, stat, token in whole.tolist() if feature(stat, token) == features}
+        if len(own) != 1:
+            return None
+        lid, rid, wcost = own.pop()
+        if len(rows) > 1 and low <= lattice.cost(prev_rid, lid) + wcost + search_penalty(surface) + lattice.cost(rid, next_lid):
+            terms = tuple(t for part in lattice.row_lines(surface, rows) for t in self._part_terms(part))
+            return terms, int(rows[0, 2])
+        return self._terms(surface, features.split(",")), lid
+
+    def _decompound_by_ids(self, text: str, lines: list[str], penalised: list[tuple[int, int]],
+                           out: list[str]) -> None:
         """SEARCH mode on MeCab's path (`lines`, with or without ids) when only length penalties
         apply: each penalised token is decompounded in the context of its neighbours (the path's
         token before it; after it, the first output token, which is the next token's first part if

@@ -292,7 +292,8 @@ def _kuromoji_best(data, cps, da, lids, rids, costs, char_info, unk_start, unk_s
     `cps` its code points) in one compiled call: MeCab's lattice (`_mecab_nodes`) less the unknown
     words Kuromoji lacks, with the length penalties (`_kuromoji_marks`), from a token with right id
     `prev_rid` to one with left id `next_lid` (-1: none). (Its cost, the chosen nodes' rows as
-    `_mecab_nodes` gives them); no rows where no path covers the stretch."""
+    `_mecab_nodes` gives them), no rows where no path covers the stretch; and the rows of all of
+    MeCab's nodes that span the whole stretch (the entries a token of that surface may stand for)."""
     arcs = _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
                         space, max_group)
     penalties, barred = _kuromoji_marks(arcs, cps)
@@ -310,7 +311,16 @@ def _kuromoji_best(data, cps, da, lids, rids, costs, char_info, unk_start, unk_s
         k -= 1
         path[k] = arcs[index[j]]
         j = back[j]
-    return low, path
+    k = 0
+    for i in range(len(arcs)):
+        k += arcs[i, 0] == 0 and arcs[i, 1] == len(data)
+    whole = np.empty((k, arcs.shape[1]), dtype=np.int64)
+    k = 0
+    for i in range(len(arcs)):
+        if arcs[i, 0] == 0 and arcs[i, 1] == len(data):
+            whole[k] = arcs[i]
+            k += 1
+    return low, path, whole
 
 
 @lru_cache(maxsize=None)
@@ -539,10 +549,16 @@ class Lattice:
     def kuromoji_best(self, text: str, prev_rid: int, next_lid: int) -> tuple[int, np.ndarray] | None:
         """`best(text, prev_rid, next_lid)` for Kuromoji's marks (`_kuromoji_marks`) on a text without
         whitespace, in one compiled call: (cost, the chosen nodes' rows), or None."""
-        low, rows = self._kuromoji_best(
+        low, rows, _ = self.kuromoji_search(text, prev_rid, next_lid)
+        return (low, rows) if len(rows) else None
+
+    def kuromoji_search(self, text: str, prev_rid: int, next_lid: int) -> tuple[int, np.ndarray, np.ndarray]:
+        """`kuromoji_best`'s cost and rows (no rows where no path covers `text`), and the rows of the
+        nodes of `text`'s lattice that span all of it."""
+        low, rows, whole = self._kuromoji_best(
             np.frombuffer(text.encode("utf-8"), dtype=BYTES), np.frombuffer(text.encode("utf-32-le"), dtype=CODE_POINTS),
             *self._dic_args, prev_rid, next_lid, self._matrix, self._lsize)
-        return (int(low), rows) if len(rows) else None
+        return int(low), rows, whole
 
     def feature(self, stat: int, token: int) -> str:
         """The features of a node (from `nodes`: its stat and token index)."""
