@@ -577,8 +577,9 @@ class Searcher:
             return 0
         win = windowed.Window(buf["wacc"], buf["wtouched"], buf["wbits"])
         if self._packed is not None:
+            held = windowed_packed.held_lists(setting, postings, lucene, c_field, c_term, int(ptr[lo]), int(ptr[hi]))
             return windowed_packed.search_windowed_packed(queries, postings, norms, lucene, setting["maxima"], self.prune,
-                                                          windowed.LOOKUP_RATIO, ranking, out, win, selection)
+                                                          windowed.LOOKUP_RATIO, ranking, out, win, selection, held)
         return windowed.search_windowed(queries, postings, norms,
                                         setting["impacts"], setting["impact_base"], lucene, setting["maxima"],
                                         setting["maxima_base"], self.prune, windowed.LOOKUP_RATIO,
