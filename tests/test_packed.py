@@ -80,11 +80,14 @@ def test_packed_index_is_smaller_and_the_same_at_any_memory_budget(zipf_pair):
         assert filecmp.cmp(a / name, b / name, shallow=False), name
 
 
+@pytest.mark.parametrize("held", [True, False])  # lists held decoded (ListCache), or every block decoded in the kernel
 @pytest.mark.parametrize("lookup_ratio", [0, 64, 10**9])  # always scan, the default, always look up
-def test_packed_search_equals_raw(zipf_pair, monkeypatch, lookup_ratio):
+def test_packed_search_equals_raw(zipf_pair, monkeypatch, lookup_ratio, held):
     root, queries = zipf_pair
     monkeypatch.setattr(windowed, "WINDOW", 256)  # ~24 windows: skipping, bounds and cursors across windows
     monkeypatch.setattr(windowed, "LOOKUP_RATIO", lookup_ratio)
+    if not held:
+        monkeypatch.setattr(windowed_packed, "CACHE_BYTES", 0)
     raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
     for layout, lucene in LAYOUTS:
         for k in (10, 100, 1000):
