@@ -252,31 +252,35 @@ def _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, ctarget, bend
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _part(w, v, lucene):
-    """A clause's share from a held value: w·impact, or Lucene's w − w / (1 + tf·(1/norm)) in float32."""
-    if lucene:
-        w32 = np.float32(w)
-        return np.float64(w32 - w32 / (_F32_ONE + v))
-    return w * v
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
 def _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, essential):
     """A held list's postings p..e−1 (the window's), as the raw kernel reads its own: essential, every one
-    is added (first touches listed); else only to documents whose bit is set. Returns nt."""
+    is added (first touches listed); else only to documents whose bit is set. A posting adds what
+    _clause_bound makes of its held value (w·impact, or Lucene's float32 steps). Returns nt."""
     u_start = np.uint64(start)
-    if essential:
+    if essential and lucene:  # four loops, each without a branch on the arithmetic
         for x in range(np.uint64(p), np.uint64(e)):
             j = np.uint64(hdocs[x]) - u_start
             a = wacc[j]
             wtouched[np.uint64(nt)] = np.int64(j)
             nt += a == 0.0  # scores are > 0: zero marks a first touch
-            wacc[j] = a + _part(w, hvals[x], lucene)
+            wacc[j] = a + _clause_bound(w, hvals[x], True)
+    elif essential:
+        for x in range(np.uint64(p), np.uint64(e)):
+            j = np.uint64(hdocs[x]) - u_start
+            a = wacc[j]
+            wtouched[np.uint64(nt)] = np.int64(j)
+            nt += a == 0.0
+            wacc[j] = a + w * hvals[x]
+    elif lucene:
+        for x in range(np.uint64(p), np.uint64(e)):
+            j = np.uint64(hdocs[x]) - u_start
+            if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
+                wacc[j] += _clause_bound(w, hvals[x], True)
     else:
         for x in range(np.uint64(p), np.uint64(e)):
             j = np.uint64(hdocs[x]) - u_start
             if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
-                wacc[j] += _part(w, hvals[x], lucene)
+                wacc[j] += w * hvals[x]
     return nt
 
 
@@ -398,7 +402,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                                 j = wtouched[x]
                                 at = _lower_bound(hdocs, p, e, np.uint32(start + j))
                                 if at < e and np.int64(hdocs[at]) == start + j:
-                                    wacc[j] += _part(w, hvals[at], lucene)
+                                    wacc[j] += _clause_bound(w, hvals[at], lucene)
                         else:
                             nt = _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, False)
                             read += e - p
