@@ -21,7 +21,7 @@ kernel reads its postings (a cursor, a binary search for the window's end, block
 the values are the ones computed here from the blocks, so the bits cannot change. Holding even the
 lists asked for once paid: decoding a list whole in one tight loop cost less than decoding its blocks
 inside the kernel (NQ-size synthetic, one batch of 3,452 queries at top 1,000: 0.54-0.77 of raw's
-speed holding the lists asked for twice, 0.80-1.03 holding all; filling took 0.2-0.3 s of CPU).
+speed holding the lists asked for twice, 0.80-1.03 holding all; filling all took ~0.5 s of CPU).
 """
 from __future__ import annotations
 
