@@ -107,19 +107,20 @@ def test_packed_search_equals_raw(zipf_pair, monkeypatch, lookup_ratio, held):
 @pytest.mark.parametrize("min_reads, capacity", [(1, 1 << 30), (2, 20_000), (1, 0)])  # all held, some, none
 def test_lists_held_decoded_give_the_same_bits(zipf_pair, monkeypatch, min_reads, capacity):
     """Lists held decoded (windowed_packed.ListCache: every list, a few that fit a small arena, none) are
-    read in place of their blocks, beside clauses that still decode: the raw index's bits, across windows
-    and threads, again and again as the cache fills."""
+    read in place of their blocks, beside clauses that still decode: the raw index's bits for every
+    layout, across windows and threads, again and again as the cache fills."""
     root, queries = zipf_pair
     monkeypatch.setattr(windowed, "WINDOW", 256)
     monkeypatch.setattr(windowed_packed, "CACHE_MIN_READS", min_reads)
     monkeypatch.setattr(windowed_packed, "CACHE_BYTES", capacity)
     raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
-    for layout, lucene in [("flat", False), ("flat", True), ("multifield", False), ("multifield", True)]:
+    for layout, lucene in LAYOUTS:  # the grouped kernels hold term frequencies, the sum kernel impacts
         for k, threads in ((10, 1), (1000, 2), (100, 1)):
             _same(raw.search(queries, layout=layout, k=k, lucene_norms=lucene),
                   packed.search(queries, layout=layout, k=k, lucene_norms=lucene, threads=threads), (layout, lucene, k))
         cache = packed._settings.value["held_lists"]
-        assert cache.used <= len(cache.docs) == capacity // 8
+        assert cache.used <= len(cache.docs) == capacity // (4 + cache.vals.itemsize)  # an id and a value a posting
+        assert cache.vals.dtype == (np.uint16 if layout in ("bm25f", "multifield-max") else np.float32)
         if capacity == 0:
             assert cache.used == 0
         elif min_reads == 1:  # every list asked for is held whole

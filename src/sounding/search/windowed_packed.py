@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..index.packed import BLOCK, BLOCK_SHIFT, _get, decode_block
+from ..index.packed import BLOCK, BLOCK_SHIFT, _get, decode_block, decode_list
 from .topk import _emit, _f32_bits
 from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _lower_bound, _max_clauses,
                        _raise_theta, _rank_ties, _window_end)
@@ -55,10 +55,35 @@ class PackedPostings(NamedTuple):
 class Held(NamedTuple):
     """Lists held decoded (ListCache): per clause of the batch, its list's first posting in `docs`/`vals`
     (−1: read from the packed blocks), and the arena: document ids and values (an impact tf / (tf + norm),
-    or Lucene's float32 tf·(1/norm))."""
+    Lucene's float32 tf·(1/norm), or for the grouped kernels the term frequency)."""
     at: np.ndarray
     docs: np.ndarray
     vals: np.ndarray
+
+
+class PackedHeld(NamedTuple):
+    """Packed postings with lists held decoded as document ids and term frequencies (a ListCache of
+    tfs), for the grouped kernels (grouped.query_lists): PackedPostings' fields, then Held's."""
+    offsets: np.ndarray
+    first_block: np.ndarray
+    blk_last: np.ndarray
+    blk_start: np.ndarray
+    blk_width: np.ndarray
+    words: np.ndarray
+    at: np.ndarray
+    docs: np.ndarray
+    tfs: np.ndarray
+
+
+@nb.njit(nogil=True, cache=True)
+def fill_tfs(postings, fs, ts, ats, docs, tfs):
+    """Decode the lists (fs[x], ts[x]) whole into docs/tfs (of the raw index's tf type) from ats[x] on."""
+    first_block, blk_last = postings[1], postings[2]
+    for x in range(fs.shape[0]):
+        f, t = fs[x], ts[x]
+        length = postings[0][f, t + 1] - postings[0][f, t]
+        decode_list(first_block, blk_last, postings[3], postings[4], postings[5], f, t, length, docs[ats[x]:],
+                    tfs[ats[x]:])
 
 
 @nb.njit(nogil=True, cache=True)
@@ -93,13 +118,16 @@ class ListCache:
     are those the kernel computes from the packed blocks, so the results cannot change. Filled under a
     lock; a filled list is never written again, so kernels read it while others are filled."""
 
-    def __init__(self, postings: PackedPostings, norms: np.ndarray, lucene: bool, capacity: int):
+    def __init__(self, postings: PackedPostings, norms: np.ndarray, lucene: bool, capacity: int, tf_dtype=None):
+        """`tf_dtype`: hold term frequencies of this type (the grouped kernels') in place of impacts."""
         n_fields, self._cols = postings.offsets.shape
         self._postings, self._norms, self._lucene = postings, norms, bool(lucene)
         self._reads = np.zeros(n_fields * self._cols, np.int32)  # zero pages: memory only where touched
         self._slot = np.zeros(n_fields * self._cols, np.int64)  # 1 + the list's first posting held, 0: none
-        size = max(0, int(capacity)) // 8
-        self.docs, self.vals = np.empty(size, np.uint32), np.empty(size, np.float32)
+        self._tfs = tf_dtype is not None
+        vals = np.dtype(tf_dtype) if self._tfs else np.dtype(np.float32)
+        size = max(0, int(capacity)) // (4 + vals.itemsize)
+        self.docs, self.vals = np.empty(size, np.uint32), np.empty(size, vals)
         self.used = 0
         self._lock = threading.Lock()
 
@@ -122,21 +150,25 @@ class ListCache:
                     if used + n <= room:
                         take[x], starts[x] = True, used
                         used += n
-                if used > self.used:
+                if used > self.used and self._tfs:
+                    fill_tfs(self._postings, f[take], t[take], starts[take], self.docs, self.vals)
+                elif used > self.used:
                     fill_lists(self._postings, self._norms, self._lucene, f[take], t[take], starts[take], self.docs,
                                self.vals)
+                if used > self.used:
                     self._slot[due[take]] = starts[take] + 1
                     self.used = used
             at[a:z] = self._slot[keys] - 1
         return Held(at, self.docs, self.vals)
 
 
-def held_lists(setting: dict, postings: PackedPostings, lucene: bool, c_field, c_term, a: int, z: int) -> Held:
+def held_lists(setting: dict, postings: PackedPostings, lucene: bool, c_field, c_term, a: int, z: int,
+               tf_dtype=None) -> Held:
     """Held (ListCache.held) for clauses a..z−1, from the setting's cache (made on first use: one per BM25
-    setting, since the values are its impacts)."""
+    setting, since the values are its impacts; term frequencies of `tf_dtype` if given)."""
     cache = setting.get("held_lists")
     if cache is None:  # two threads may both make one: the first kept is used by all
-        cache = setting.setdefault("held_lists", ListCache(postings, setting["norms"], lucene, CACHE_BYTES))
+        cache = setting.setdefault("held_lists", ListCache(postings, setting["norms"], lucene, CACHE_BYTES, tf_dtype))
     return cache.held(c_field, c_term, a, z)
 
 
