@@ -13,7 +13,7 @@ from sounding.errors import SoundingError
 from sounding.index import Index, build_index
 from sounding.index.format import live_generation
 from sounding.index.packed import BLOCK, decode_list, encode, first_blocks
-from sounding.search import Searcher, windowed
+from sounding.search import Searcher, windowed, windowed_packed
 from test_pruning import zipf_corpus
 
 LAYOUTS = [("flat", False), ("flat", True), ("multifield", False), ("multifield", True),
@@ -80,11 +80,14 @@ def test_packed_index_is_smaller_and_the_same_at_any_memory_budget(zipf_pair):
         assert filecmp.cmp(a / name, b / name, shallow=False), name
 
 
+@pytest.mark.parametrize("held", [True, False])  # lists held decoded (ListCache), or every block decoded in the kernel
 @pytest.mark.parametrize("lookup_ratio", [0, 64, 10**9])  # always scan, the default, always look up
-def test_packed_search_equals_raw(zipf_pair, monkeypatch, lookup_ratio):
+def test_packed_search_equals_raw(zipf_pair, monkeypatch, lookup_ratio, held):
     root, queries = zipf_pair
     monkeypatch.setattr(windowed, "WINDOW", 256)  # ~24 windows: skipping, bounds and cursors across windows
     monkeypatch.setattr(windowed, "LOOKUP_RATIO", lookup_ratio)
+    if not held:
+        monkeypatch.setattr(windowed_packed, "CACHE_BYTES", 0)
     raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
     for layout, lucene in LAYOUTS:
         for k in (10, 100, 1000):
@@ -99,6 +102,31 @@ def test_packed_search_equals_raw(zipf_pair, monkeypatch, lookup_ratio):
         _same(a, unpruned.search(queries, k=k), k)
         if lookup_ratio == 0:  # (a look-up counts as a posting read: the count says little otherwise)
             assert reads < 0.9 * unpruned.postings_read  # pruning skips work on packed postings too
+
+
+@pytest.mark.parametrize("min_reads, capacity", [(1, 1 << 30), (2, 20_000), (1, 0)])  # all held, some, none
+def test_lists_held_decoded_give_the_same_bits(zipf_pair, monkeypatch, min_reads, capacity):
+    """Lists held decoded (windowed_packed.ListCache: every list, a few that fit a small arena, none) are
+    read in place of their blocks, beside clauses that still decode: the raw index's bits for every
+    layout, across windows and threads, again and again as the cache fills."""
+    root, queries = zipf_pair
+    monkeypatch.setattr(windowed, "WINDOW", 256)
+    monkeypatch.setattr(windowed_packed, "CACHE_MIN_READS", min_reads)
+    monkeypatch.setattr(windowed_packed, "CACHE_BYTES", capacity)
+    raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
+    for layout, lucene in LAYOUTS:  # the grouped kernels hold term frequencies, the sum kernel impacts
+        for k, threads in ((10, 1), (1000, 2), (100, 1)):
+            _same(raw.search(queries, layout=layout, k=k, lucene_norms=lucene),
+                  packed.search(queries, layout=layout, k=k, lucene_norms=lucene, threads=threads), (layout, lucene, k))
+        cache = packed._settings.value["held_lists"]
+        assert cache.used <= len(cache.docs) == capacity // (4 + cache.vals.itemsize)  # an id and a value a posting
+        assert cache.vals.dtype == (np.uint16 if layout in ("bm25f", "multifield-max") else np.float32)
+        if capacity == 0:
+            assert cache.used == 0
+        elif min_reads == 1:  # every list asked for is held whole
+            assert 0 < cache.used and np.count_nonzero(cache._slot) == np.count_nonzero(cache._reads)
+        else:  # the arena is full before every list asked for twice is in it
+            assert 0 < cache.used and np.count_nonzero(cache._slot) < np.count_nonzero(cache._reads >= 2)
 
 
 def test_packed_run_files_equal_raw_ones(zipf_pair, monkeypatch, tmp_path):

@@ -22,7 +22,8 @@ looked up by binary search. So the bits are theirs without giving up the heavies
 makes pruning work.
 
 Raw postings are read in place; packed ones are decoded a list at a time into one buffer per
-query (no pruning of the decoding, only of the scoring).
+query (no pruning of the decoding, only of the scoring), or copied there from the lists held decoded
+(windowed_packed.ListCache of term frequencies: a list asked for again is not decoded again).
 """
 from __future__ import annotations
 
@@ -62,6 +63,25 @@ def _query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
                 end[i] = offsets[f_arr[first + i], t_arr[first + i] + 1]
             return postings[1], postings[2]
         return raw
+
+    if len(postings.types) == 9:  # packed, some lists held decoded (windowed_packed.PackedHeld): copied
+        def held(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
+            offsets, first_block, blk_last, blk_start, blk_width, words, h_at, hdocs, htfs = postings
+            at = 0
+            for i in range(n_cl):
+                f, t = f_arr[first + i], t_arr[first + i]
+                n = offsets[f, t + 1] - offsets[f, t]
+                h = h_at[first + i]
+                if h >= 0:
+                    dbuf[at : at + n] = hdocs[h : h + n]
+                    tbuf[at : at + n] = htfs[h : h + n]
+                else:
+                    decode_list(first_block, blk_last, blk_start, blk_width, words, f, t, n, dbuf[at:], tbuf[at:])
+                start[i] = at
+                end[i] = at + n
+                at += n
+            return dbuf, tbuf
+        return held
 
     def packed(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
         offsets, first_block, blk_last, blk_start, blk_width, words = postings

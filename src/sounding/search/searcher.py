@@ -603,6 +603,9 @@ class Searcher:
             bm25f = lay.name == "bm25f"
             n_acc = 1 if bm25f else len(lay.weights)  # multifield-max: one sum per field
             g = self._window_group_buffers(n_acc, queries)
+            if self._packed is not None:  # lists asked for again are held decoded (document ids and tfs)
+                postings = windowed_packed.PackedHeld(*postings, *windowed_packed.held_lists(
+                    setting, postings, lucene, c_field, c_term, int(ptr[lo]), int(ptr[hi]), self._tf_dtype))
             return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), n_acc, postings,
                                           norms, lucene, setting["maxima"], setting["maxima_base"],
                                           windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
@@ -620,8 +623,9 @@ class Searcher:
             return 0
         win = windowed.Window(buf["wacc"], buf["wtouched"], buf["wbits"])
         if self._packed is not None:
+            held = windowed_packed.held_lists(setting, postings, lucene, c_field, c_term, int(ptr[lo]), int(ptr[hi]))
             return windowed_packed.search_windowed_packed(queries, postings, norms, lucene, setting["maxima"], self.prune,
-                                                          windowed.LOOKUP_RATIO, ranking, out, win, selection)
+                                                          windowed.LOOKUP_RATIO, ranking, out, win, selection, held)
         return windowed.search_windowed(queries, postings, norms,
                                         setting["impacts"], setting["impact_base"], lucene, setting["maxima"],
                                         setting["maxima_base"], self.prune, windowed.LOOKUP_RATIO,
