@@ -407,8 +407,15 @@ class Searcher:
         setting has not made yet: a search reads those of its clauses' lists only, and a batch of
         queries reads a fraction of the postings (a third at NQ size). Up to SETUP_THREADS threads over
         runs of lists (each posting's impact and each block's maximum made alone: the same bits
-        whatever the split or order); one search at a time fills, so no list is made twice.
+        whatever the split or order); one search at a time fills, so no list is made twice. Packed
+        postings: the lists are decoded whole into the setting's held lists (windowed_packed.ListCache),
+        as raw postings' impacts are made here: the setting's build, not the search.
         Returns the seconds spent (setting build, not search)."""
+        if "hold" in setting and len(c_field):  # packed postings: decode the lists these queries read, once
+            start = time.perf_counter()
+            lucene, tf_dtype = setting["hold"]
+            windowed_packed.held_lists(setting, self._packed, lucene, c_field, c_term, 0, len(c_field), tf_dtype)
+            return time.perf_counter() - start
         filled = setting["filled"]
         if filled is None or not len(c_field):
             return 0.0
@@ -574,6 +581,11 @@ class Searcher:
                    "lay_fields": lay_fields, "lay_weights": lay_weights, "filled": None}
         if self._packed is not None:
             setting["maxima"] = self._packed_maxima(norms, searched, product)
+            # the kernels read lists held decoded (windowed_packed.ListCache): impacts for the sum kernel, tfs
+            # for the grouped one; the exhaustive kernels (prune off) read the blocks
+            grouped_ = lay.name in GROUPED_LAYOUTS
+            if self.prune or not grouped_:
+                setting["hold"] = (lucene, self._tf_dtype if grouped_ else None)
             return setting
         lo = int(min(self._offsets[f, 0] for f in searched))
         hi = int(max(self._offsets[f, -1] for f in searched))
