@@ -33,7 +33,7 @@ from numba.extending import overload
 from ..index.packed import decode_list
 from .bounds import BLOCK_SHIFT
 from .topk import _emit, _f32_bits
-from .windowed import PRUNE_SLACK, _lower_bound, _max_clauses, _raise_theta, _rank_ties, _window_end
+from .windowed import PRUNE_SLACK, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties, _window_end
 
 # Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
 # same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
@@ -130,7 +130,8 @@ def _mark(wbits, wtouched, nt, j):
 
 
 @nb.njit(nogil=True, cache=True)
-def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, lo, hi):
+def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys, y_base,
+               lo, hi):
     """What unit ua..uz−1 adds to document d, found by binary search in each clause's postings
     lo[i]..hi[i]−1, as the term-at-a-time kernels compute it: (its group, the part; 0 if absent)."""
     if bm25f:
@@ -145,6 +146,8 @@ def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, d
     at = _lower_bound(docs, lo[ua], hi[ua], np.uint32(d))
     if at < hi[ua] and np.int64(docs[at]) == d:
         c = first + ua
+        if lucene and ys.shape[0]:
+            return c_group[c], _lucene_part(c_weight[c], ys[at - y_base])
         return c_group[c], _mf_part(c_weight[c], tfs[at], norms[c_field[c], d], lucene)
     return 0, 0.0
 
@@ -171,8 +174,8 @@ def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits):
 
 
 @nb.njit(nogil=True, cache=True)
-def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene,
-                cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, essential, lookup_ratio):
+def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys,
+                y_base, cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, essential, lookup_ratio):
     """Add unit ua..uz−1 (its clauses) of one window. `essential`: every posting, first touches
     marked and listed; else only to listed documents, by a bit test per posting or (few documents)
     a binary search per document. Returns the new count of listed documents and the postings read."""
@@ -186,7 +189,7 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
             for x in range(nt):
                 j = wtouched[x]
                 g, part = _unit_part(bm25f, first, ua, uz, start + j, c_field, c_weight, c_group, c_idf, k1, docs, tfs,
-                                     norms, lucene, cursor, ends)
+                                     norms, lucene, ys, y_base, cursor, ends)
                 if part != 0.0:
                     acc[g, j] += part
             return nt, nt * (uz - ua)
@@ -196,7 +199,19 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
         row = acc[c_group[c]]
         w = c_weight[c]
         read += ends[ua] - cursor[ua]
-        if essential:
+        if lucene and ys.shape[0]:  # Lucene's y per posting (raw postings): w − w/y
+            u_base = np.uint64(y_base)
+            if essential:
+                for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                    j = np.uint64(docs[p]) - u_start
+                    nt = _mark(wbits, wtouched, nt, j)
+                    row[j] += _lucene_part(w, ys[p - u_base])
+            else:
+                for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                    j = np.uint64(docs[p]) - u_start
+                    if _is_set(wbits, j):
+                        row[j] += _lucene_part(w, ys[p - u_base])
+        elif essential:
             for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
                 d = np.uint64(docs[p])
                 j = d - u_start
@@ -260,9 +275,10 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, xs):
+def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, y_maxima, xs):
     """The most unit ua..uz−1 can add to a score in the window, from its clauses' largest block
-    maxima there (xs[i]; 0 where a clause has no posting in the window)."""
+    maxima there (xs[i]; 0 where a clause has no posting in the window): of Lucene's y where
+    `y_maxima`, else of tf·(1/norm) (Lucene's) or the impact."""
     if bm25f:
         y = 0.0
         for i in range(ua, uz):
@@ -276,20 +292,19 @@ def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, xs):
         return 0.0
     w = c_weight[first + ua]
     if lucene:
-        w32 = np.float32(w)
-        return np.float64(w32 - w32 / (_F32_ONE + x)) * BOUND_SLACK
+        return _lucene_part(w, x if y_maxima else _F32_ONE + x) * BOUND_SLACK
     return w * np.float64(x) * BOUND_SLACK
 
 
 @nb.njit(nogil=True, cache=True)
-def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, lo,
-                 hi, sums, n_acc):
+def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys,
+                 y_base, lo, hi, sums, n_acc):
     """Document d's score summed in the query's unit order (the term-at-a-time kernels' order)."""
     for g in range(n_acc):
         sums[g] = 0.0
     for u in range(n_u):
         g, part = _unit_part(bm25f, first, ustart[u], ustart[u + 1], d, c_field, c_weight, c_group, c_idf, k1, docs,
-                             tfs, norms, lucene, lo, hi)
+                             tfs, norms, lucene, ys, y_base, lo, hi)
         if part != 0.0:
             sums[g] += part
     s = sums[0]
@@ -299,17 +314,19 @@ def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf
 
 
 @nb.njit(nogil=True, cache=True)
-def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, maxima, max_base, lookup_ratio,
-                   order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
+def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, ys, y_base, maxima, max_base,
+                   lookup_ratio, order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
     """Top k per query of the bm25f layout (`bm25f`) or the multifield-max one, the same bits as
     topk.search_bm25f / topk.search_sum with combine_max (their arguments: `clauses` in their
     order, `c_group`, `c_idf`, `norms`, `lucene`), with pruning.
 
+    `ys[p − y_base]`: Lucene's y = 1 + float32(tf)·(1/norm) of raw posting p (windowed.fill_lucene),
+    read instead of tf and 1/norm where given (not empty) with `lucene`: a clause then adds w − w/y.
     `maxima[((p + shift) >> BLOCK_SHIFT) + base]` bounds the float32 tf·norm (bm25f: norm = 1/B_f;
-    Lucene's 1/norm) or tf/(tf + norm) of posting p (block_of gives shift and base). Scratch, one
-    window of documents (zeroed, handed back zeroed): `acc` (n_acc × window float64: one sum per
-    multifield-max group, one for bm25f), `wbits` (window/64 uint64), `wtouched`, `pseudo` (float64),
-    `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all).
+    Lucene's 1/norm), or y where `ys` is read, or tf/(tf + norm) of posting p (block_of gives shift
+    and base). Scratch, one window of documents (zeroed, handed back zeroed): `acc` (n_acc × window
+    float64: one sum per multifield-max group, one for bm25f), `wbits` (window/64 uint64), `wtouched`,
+    `pseudo` (float64), `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all).
     `order_ulps`: ORDER_ULPS (a test raises it to sum nearly every score again in the query's order).
     Returns the number of postings read or looked up."""
     q_ptr, c_field, c_term, c_weight = clauses
@@ -336,6 +353,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     sums = np.zeros(n_acc, np.float64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
+    y_maxima = lucene and ys.shape[0] > 0
     read = 0
     for q in range(q_ptr.shape[0] - 1):
         first, end = q_ptr[q], q_ptr[q + 1]
@@ -381,7 +399,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 for g in range(n_acc):
                     rest[g, r] = rest[g, r + 1]
                 rest[ugroup[u], r] += _unit_bound(bm25f, first, ustart[u], ustart[u + 1], c_weight, c_idf, k1, lucene,
-                                                  xs)
+                                                  y_maxima, xs)
             n_essential = n_u  # units from n_essential on (in order) cannot bring a document in alone
             if theta > 0:
                 while n_essential > 0:  # a document none of the units before found reaches at most this
@@ -399,7 +417,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                     nt = _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits)
                 u = order[r]
                 nt, got = _score_unit(bm25f, first, ustart[u], ustart[u + 1], start, c_field, c_weight, c_group,
-                                      c_idf, k1, docs, tfs, norms, lucene, cursor, ends, acc, wbits, wtouched, nt,
+                                      c_idf, k1, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, wbits, wtouched, nt,
                                       pseudo, ptouched, r < n_essential, lookup_ratio)
                 read += got
             for i in range(nt):  # the window's documents are complete
@@ -411,7 +429,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 bits = _f32_bits(s * (1.0 + eps), cell, cell_bits)
                 if reordered and bits >= theta and bits != _f32_bits(s * (1.0 - eps), cell, cell_bits):
                     s = _exact_score(bm25f, first, n_u, ustart, start + j, c_field, c_weight, c_group, c_idf, k1,
-                                     docs, tfs, norms, lucene, cursor, ends, sums, n_acc)
+                                     docs, tfs, norms, lucene, ys, y_base, cursor, ends, sums, n_acc)
                 bits = _f32_bits(s, cell, cell_bits)
                 keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
                 m += bits >= theta

@@ -384,11 +384,13 @@ class Searcher:
                 norms[f] = bm25.length_norm(lengths, avg, k1, b)
         return norms
 
-    def _impacts(self, norms: np.ndarray, fields: list[int]) -> tuple[np.ndarray, int]:
+    def _impacts(self, norms: np.ndarray, fields: list[int], lucene: bool = False) -> tuple[np.ndarray, int]:
         """tf / (tf + k1·(1−b+b·len/avg)) per posting of the fields searched, for the norms in use:
-        the division moves out of the search loop. One float32 per posting over the postings span
-        of `fields` (flat alone, or title + text).
+        the division moves out of the search loop; with `lucene`, y = 1 + float32(tf)·(1/norm) (the
+        kernel adds w − w/y: no tf read, no gathered norm). One float32 per posting over the postings
+        span of `fields` (flat alone, or title + text).
         Returns the impacts and the posting number of their first entry."""
+        fill_fn = windowed.fill_lucene if lucene else windowed.fill_impacts
         lo = int(min(self._offsets[f, 0] for f in fields))
         hi = int(max(self._offsets[f, -1] for f in fields))
         out = np.empty(hi - lo, dtype=np.float32)
@@ -399,7 +401,7 @@ class Searcher:
 
         def fill(block) -> None:
             f, start, end = block
-            windowed.fill_impacts(self._tfs, self._docs, norms[f], out, lo, start, end)
+            fill_fn(self._tfs, self._docs, norms[f], out, lo, start, end)
             _release_pages(self._tfs[start:end])  # the kernel reads impacts, not tfs
 
         workers = min(SETUP_THREADS, os.cpu_count() or 1, len(blocks))
@@ -530,7 +532,9 @@ class Searcher:
         lay_weights = np.array(list(lay.weights.values()), dtype=np.float64)
         norms = self._norms(lay, k1, b, lucene)
         impacts, base, maxima, lo = np.zeros(0, np.float32), 0, np.zeros(0, np.float32), 0
-        # block maxima bound tf·norm for bm25f (norm = 1/B_f) and Lucene's arithmetic, else tf/(tf + norm)
+        # block maxima bound what the kernel reads per posting: on raw postings the sum kernel's impacts
+        # tf/(tf + norm) and, with Lucene's arithmetic, y = 1 + tf·(1/norm) (sum and multifield-max kernels);
+        # else tf·norm (bm25f: norm = 1/B_f; packed Lucene: 1/norm) or tf/(tf + norm)
         product = lucene or lay.name == "bm25f"
         searched = [fields.index(f) for f in lay.weights]
         if self._packed is not None:
@@ -538,8 +542,9 @@ class Searcher:
         else:
             lo = int(min(self._offsets[f, 0] for f in searched))
             hi = int(max(self._offsets[f, -1] for f in searched))
-            if lay.name in SUM_LAYOUTS and not lucene:  # the sum kernel reads impacts, not tfs
-                impacts, base = self._impacts(norms, searched)
+            if lay.name in SUM_LAYOUTS or lucene:  # the pruned kernels read impacts (or y), not tfs
+                impacts, base = self._impacts(norms, searched, lucene)
+                product = False
             maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, searched, product,
                                          min(SETUP_THREADS, os.cpu_count() or 1))
         return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo,
@@ -561,7 +566,8 @@ class Searcher:
             n_acc = 1 if bm25f else len(lay.weights)  # multifield-max: one sum per field
             g = self._window_group_buffers(n_acc, queries)
             return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), n_acc, postings,
-                                          norms, lucene, setting["maxima"], setting["maxima_base"],
+                                          norms, lucene, setting["impacts"], setting["impact_base"],
+                                          setting["maxima"], setting["maxima_base"],
                                           windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
                                           buf["wtouched"], g["pseudo"], g["ptouched"], selection, g["qdbuf"],
                                           g["qtbuf"])
@@ -579,7 +585,7 @@ class Searcher:
         if self._packed is not None:
             return windowed_packed.search_windowed_packed(queries, postings, norms, lucene, setting["maxima"], self.prune,
                                                           windowed.LOOKUP_RATIO, ranking, out, win, selection)
-        return windowed.search_windowed(queries, postings, norms,
+        return windowed.search_windowed(queries, postings,
                                         setting["impacts"], setting["impact_base"], lucene, setting["maxima"],
                                         setting["maxima_base"], self.prune, windowed.LOOKUP_RATIO,
                                         ranking, out, windowed.Window(buf["wacc"], buf["wtouched"], buf["wbits"]),
