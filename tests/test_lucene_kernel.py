@@ -83,3 +83,52 @@ def test_lucene_kernel_scores_equal_lucenes_steps(small_index, monkeypatch, layo
         assert np.array_equal(np.sort(got)[::-1], top), (layout, q)
         checked += n
     assert checked > 20 * len(queries)
+
+
+def test_exact_sums_bound():
+    """_exact_sums says yes only where any order of adding the parts gives the same float64, and no where
+    the smallest possible part is too small beside the weights' sum (or may be 0)."""
+    from sounding.search.grouped import _exact_sums
+
+    field = np.zeros(4, np.int64)
+    weights = np.array([9.5, 3.25, 0.7, 0.02])
+    assert _exact_sums(field, weights, 0, 4, np.array([np.float32(1) + np.float32(1e-3)], np.float32))
+    assert not _exact_sums(field, weights, 0, 4, np.array([np.float32(1) + np.float32(2.0 ** -23)], np.float32))
+    assert not _exact_sums(field, weights, 0, 4, np.array([np.float32(1)], np.float32))  # a part may be 0
+    rng = np.random.default_rng(3)
+    min_y = np.array([np.float32(1) + np.float32(1e-3)], np.float32)
+    w32 = weights.astype(np.float32)
+    for _ in range(200):  # parts of documents, each clause's between its smallest and its weight
+        y = (min_y[0] + rng.uniform(0, 5, 4).astype(np.float32)).astype(np.float32)
+        parts = (w32 - w32 / y).astype(np.float64)
+        sums = {sum(parts[list(p)]) for p in ([0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1], [1, 3, 0, 2])}
+        assert len(sums) == 1
+
+
+def test_multifield_max_lucene_summed_again_without_the_bound(small_index, monkeypatch):
+    """With no usable bound on Lucene's parts (min_y = 1) and the re-summing margin raised, every score near
+    a float32 boundary is summed again in the query's order: the same bits as the bound's shortcut and as the
+    exhaustive kernel."""
+    from sounding.search import grouped
+
+    path, queries = small_index
+    monkeypatch.setattr(windowed, "WINDOW", 256)
+    fast, full = Searcher(path), Searcher(path)
+    full.prune = False
+    opts = dict(layout="multifield-max", k=25, lucene_norms=True)
+    a = fast.search(queries, **opts)
+    monkeypatch.setattr(grouped, "ORDER_ULPS", 2.0 ** 40)
+    slow = Searcher(path)
+    make = slow._make_setting
+
+    def unbounded(*args):
+        setting = make(*args)
+        setting["min_y"][:] = 1.0
+        return setting
+
+    monkeypatch.setattr(slow, "_make_setting", unbounded)
+    b, c = slow.search(queries, **opts), full.search(queries, **opts)
+    for x, y in ((a, b), (a, c)):
+        assert np.array_equal(x.counts, y.counts)
+        assert np.array_equal(x.docs, y.docs)
+        assert np.array_equal(x.scores.view(np.uint32), y.scores.view(np.uint32))

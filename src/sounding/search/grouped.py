@@ -19,12 +19,17 @@ heaviest first, a score differs from the query-order sum by under (2n + 4) float
 all positive); a document whose float32 could change within that margin (a fraction (2n + 4)·2^-29
 of scores at random) and that can still reach θ is summed again in the query's order, each part
 looked up by binary search. So the bits are theirs without giving up the heaviest-first order that
-makes pruning work.
+makes pruning work. Lucene's parts are float32 values whose float64 sums are mostly exact and then
+often lie on a float32 rounding midpoint, which that margin would send to be summed again; where
+the setting's smallest 1/norm shows every sum of the query's parts exact (_exact_sums), no order can
+change a bit and none is.
 
 Raw postings are read in place; packed ones are decoded a list at a time into one buffer per
 query (no pruning of the decoding, only of the scoring).
 """
 from __future__ import annotations
+
+import math
 
 import numba as nb
 import numpy as np
@@ -314,14 +319,34 @@ def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf
 
 
 @nb.njit(nogil=True, cache=True)
-def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, ys, y_base, maxima, max_base,
-                   lookup_ratio, order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
+def _exact_sums(c_field, c_weight, first, n_cl, min_y):
+    """Whether every float64 sum of Lucene's parts of clauses first..first+n_cl−1 is exact, so the same
+    in any order. A part is a float32 w − w/y with y ≥ min_y[field] when not 0 (y ≥ 1 + float32(tf)·(1/norm),
+    tf ≥ 1; the float32 steps are monotone), so at least `lowest` = 2^(e−1)·(1 to 2): a multiple of
+    2^(e−24) like every float32 that large. A sum of such parts, at most Σ w, is exact while Σ w ≤ 2^53
+    of that unit."""
+    total = 0.0
+    lowest = np.inf
+    for i in range(n_cl):
+        w32 = np.float32(c_weight[first + i])
+        total += np.float64(w32)
+        lowest = min(lowest, _lucene_part(w32, min_y[c_field[first + i]]))
+    if not lowest >= 2.0 ** -100:  # 0 (a part may round to 0), or too near float32's subnormals
+        return False
+    e = math.frexp(lowest)[1]  # lowest = f·2^e, f in [0.5, 1)
+    return total <= math.ldexp(1.0, e + 29)
+
+
+@nb.njit(nogil=True, cache=True)
+def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, ys, y_base, min_y, maxima,
+                   max_base, lookup_ratio, order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
     """Top k per query of the bm25f layout (`bm25f`) or the multifield-max one, the same bits as
     topk.search_bm25f / topk.search_sum with combine_max (their arguments: `clauses` in their
     order, `c_group`, `c_idf`, `norms`, `lucene`), with pruning.
 
     `ys[p − y_base]`: Lucene's y = 1 + float32(tf)·(1/norm) of raw posting p (windowed.fill_lucene),
     read instead of tf and 1/norm where given (not empty) with `lucene`: a clause then adds w − w/y.
+    `min_y[f]`: (Lucene's arithmetic) 1 + the smallest float32 1/norm of field f, a lower bound on y.
     `maxima[((p + shift) >> BLOCK_SHIFT) + base]` bounds the float32 tf·norm (bm25f: norm = 1/B_f;
     Lucene's 1/norm), or y where `ys` is read, or tf/(tf + norm) of posting p (block_of gives shift
     and base). Scratch, one window of documents (zeroed, handed back zeroed): `acc` (n_acc × window
@@ -377,6 +402,8 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
         reordered = False
         for r in range(n_u):
             reordered |= order[r] != r
+        if reordered and lucene and not bm25f:
+            reordered = not _exact_sums(c_field, c_weight, first, n_cl, min_y)
         for i in range(n_u):
             ugroup[i] = 0 if bm25f else c_group[first + ustart[i]]
         rest[:, n_u] = 0.0

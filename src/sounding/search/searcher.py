@@ -547,8 +547,11 @@ class Searcher:
                 product = False
             maxima = bounds.block_maxima(self._offsets, self._docs, self._tfs, norms, impacts, lo, hi, searched, product,
                                          min(SETUP_THREADS, os.cpu_count() or 1))
+        min_y = np.ones(len(fields), np.float32)  # Lucene's: 1 + each field's smallest 1/norm (grouped._exact_sums)
+        for f in searched if lucene and self.index.n_docs else ():
+            min_y[f] = np.float32(1.0) + norms[f].min()
         return {"norms": norms, "impacts": impacts, "impact_base": base, "maxima": maxima, "maxima_base": lo,
-                "lay_fields": lay_fields, "lay_weights": lay_weights}
+                "lay_fields": lay_fields, "lay_weights": lay_weights, "min_y": min_y}
 
     def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> int:
         """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs; returns
@@ -566,7 +569,7 @@ class Searcher:
             n_acc = 1 if bm25f else len(lay.weights)  # multifield-max: one sum per field
             g = self._window_group_buffers(n_acc, queries)
             return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), n_acc, postings,
-                                          norms, lucene, setting["impacts"], setting["impact_base"],
+                                          norms, lucene, setting["impacts"], setting["impact_base"], setting["min_y"],
                                           setting["maxima"], setting["maxima_base"],
                                           windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
                                           buf["wtouched"], g["pseudo"], g["ptouched"], selection, g["qdbuf"],
