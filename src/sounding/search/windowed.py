@@ -253,7 +253,6 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
                 c = first + i
                 read += ends[i] - cursor[i]
                 w = c_weight[c]
-                w32 = np.float32(w)
                 # unsigned indices throughout: numba then emits no negative-index wraparound (−25% time)
                 u_start = np.uint64(start)
                 u_base = np.uint64(imp_base)
@@ -263,7 +262,7 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
                         a = wacc[j]
                         wtouched[np.uint64(nt)] = np.int64(j)
                         nt += a == 0.0  # scores are > 0: zero marks a first touch
-                        wacc[j] = a + np.float64(w32 - w32 / impacts[p - u_base])
+                        wacc[j] = a + _lucene_part(w, impacts[p - u_base])
                 else:
                     for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
                         j = np.uint64(docs[p]) - u_start
