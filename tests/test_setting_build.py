@@ -36,8 +36,8 @@ def _queries(seed: int, n: int, vocab: int = len(WORDS)) -> list[tuple[str, str]
 
 def _reference(s: Searcher, setting: dict) -> tuple[np.ndarray, np.ndarray]:
     """Every posting's score part over the setting's span and each block's maximum, made at once
-    with numpy: the impact tf / (tf + norm) of every field in the span when impacts are kept, else
-    float32 tf·norm or tf / (tf + norm) of the searched fields (others 0)."""
+    with numpy: the impact tf / (tf + norm) (or Lucene's y = 1 + tf·(1/norm)) of every field in the span when
+    impacts are kept, else float32 tf·norm or tf / (tf + norm) of the searched fields (others 0)."""
     span, norms = setting["span"], setting["norms"]
     parts = np.zeros(span.hi - span.base, np.float32)
     for g in range(len(span.field_lo)):
@@ -46,7 +46,9 @@ def _reference(s: Searcher, setting: dict) -> tuple[np.ndarray, np.ndarray]:
             continue
         tf = s._tfs[a:z].astype(np.float32)
         nd = norms[g][s._docs[a:z]]
-        parts[a - span.base : z - span.base] = tf * nd if setting["product"] else tf / (tf + nd)
+        mode = setting["mode"]
+        parts[a - span.base : z - span.base] = (tf * nd if mode == bounds.PRODUCT else np.float32(1.0) + tf * nd
+                                                if mode == bounds.LUCENE_Y else tf / (tf + nd))
     padded = np.zeros(len(setting["maxima"]) * bounds.BLOCK, np.float32)
     padded[: len(parts)] = parts
     return parts, padded.reshape(-1, bounds.BLOCK).max(axis=1)

@@ -31,15 +31,26 @@ class Span(NamedTuple):
     field_on: np.ndarray
 
 
+# what a setting's per-posting part is (`mode` below)
+IMPACT = 0  # tf / (tf + norm): the default arithmetic's impact (numpy's `tf.astype(float32) / (tf + norms[docs])`)
+PRODUCT = 1  # tf·norm: BM25F's tf/B_f, or Lucene's tf·(1/norm) where y is not kept (packed postings)
+LUCENE_Y = 2  # y = 1 + tf·(1/norm): Lucene's arithmetic, from which a clause of weight w adds w − w/y
+_F32_ONE = np.float32(1.0)
+
+
 @nb.njit(nogil=True, cache=True, inline="always")
-def _part(tf, norm, product):
-    """A posting's float32 score part: tf·norm (`product`: Lucene's 1/norm, BM25F's 1/B_f) or the
-    impact tf / (tf + norm) (numpy's `tf.astype(float32) / (tf + norms[docs])`, bit for bit)."""
-    return tf * norm if product else tf / (tf + norm)
+def _part(tf, norm, mode):
+    """A posting's float32 part for the setting's `mode` (IMPACT, PRODUCT or LUCENE_Y), bit for bit
+    the float32 steps the kernels would take."""
+    if mode == PRODUCT:
+        return tf * norm
+    if mode == LUCENE_Y:
+        return _F32_ONE + tf * norm
+    return tf / (tf + norm)
 
 
 @nb.njit(nogil=True, cache=True)
-def _block_max(b, span, docs, tfs, norms, product):
+def _block_max(b, span, docs, tfs, norms, mode):
     """The largest score part over every counted posting of block b, whatever list it belongs to."""
     base, hi, field_lo, field_hi, field_on = span
     s = base + (b << BLOCK_SHIFT)
@@ -48,12 +59,12 @@ def _block_max(b, span, docs, tfs, norms, product):
     for g in range(field_lo.shape[0]):
         if field_on[g]:
             for p in range(max(s, field_lo[g]), min(e, field_hi[g])):
-                m = max(m, _part(np.float32(tfs[p]), norms[g, docs[p]], product))
+                m = max(m, _part(np.float32(tfs[p]), norms[g, docs[p]], mode))
     return m
 
 
 @nb.njit(nogil=True, cache=True)
-def fill_lists(starts, ends, fields, span, docs, tfs, norms, product, impacts, imp_base, maxima):
+def fill_lists(starts, ends, fields, span, docs, tfs, norms, mode, impacts, imp_base, maxima):
     """For each list i (postings starts[i]..ends[i]−1 of field fields[i]): its impacts into
     impacts[p − imp_base] (when `impacts` is not empty) and the maximum of every block holding one
     of its postings into maxima[b], in one pass. A block shared with a neighbouring list gets the
@@ -71,10 +82,10 @@ def fill_lists(starts, ends, fields, span, docs, tfs, norms, product, impacts, i
             m = np.float32(0.0)
             # unsigned indices: numba then emits no negative-index wraparound (a third less time)
             for p in range(np.uint64(max(s, a)), np.uint64(min(e, z))):
-                v = _part(np.float32(tfs[p]), nf[docs[p]], product)
+                v = _part(np.float32(tfs[p]), nf[docs[p]], mode)
                 if keep:
                     impacts[p - ub] = v
                 m = max(m, v)
             if s < a or e > z:  # the block holds postings of other lists too
-                m = _block_max(b, span, docs, tfs, norms, product)
+                m = _block_max(b, span, docs, tfs, norms, mode)
             maxima[b] = m

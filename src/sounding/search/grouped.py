@@ -19,13 +19,18 @@ heaviest first, a score differs from the query-order sum by under (2n + 4) float
 all positive); a document whose float32 could change within that margin (a fraction (2n + 4)·2^-29
 of scores at random) and that can still reach θ is summed again in the query's order, each part
 looked up by binary search. So the bits are theirs without giving up the heaviest-first order that
-makes pruning work.
+makes pruning work. Lucene's parts are float32 values whose float64 sums are mostly exact and then
+often lie on a float32 rounding midpoint, which that margin would send to be summed again; where
+the setting's smallest 1/norm shows every sum of the query's parts exact (_exact_sums), no order can
+change a bit and none is.
 
 Raw postings are read in place; packed ones are decoded a list at a time into one buffer per
 query (no pruning of the decoding, only of the scoring), or copied there from the lists held decoded
 (windowed_packed.ListCache of term frequencies: a list asked for again is not decoded again).
 """
 from __future__ import annotations
+
+import math
 
 import numba as nb
 import numpy as np
@@ -34,7 +39,7 @@ from numba.extending import overload
 from ..index.packed import decode_list
 from .bounds import BLOCK_SHIFT
 from .topk import _emit, _f32_bits
-from .windowed import PRUNE_SLACK, _lower_bound, _max_clauses, _raise_theta, _rank_ties, _window_end
+from .windowed import PRUNE_SLACK, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties, _window_end
 
 # Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
 # same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
@@ -150,7 +155,8 @@ def _mark(wbits, wtouched, nt, j):
 
 
 @nb.njit(nogil=True, cache=True)
-def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, lo, hi):
+def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys, y_base,
+               lo, hi):
     """What unit ua..uz−1 adds to document d, found by binary search in each clause's postings
     lo[i]..hi[i]−1, as the term-at-a-time kernels compute it: (its group, the part; 0 if absent)."""
     if bm25f:
@@ -165,6 +171,8 @@ def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, d
     at = _lower_bound(docs, lo[ua], hi[ua], np.uint32(d))
     if at < hi[ua] and np.int64(docs[at]) == d:
         c = first + ua
+        if lucene and ys.shape[0]:
+            return c_group[c], _lucene_part(c_weight[c], ys[at - y_base])
         return c_group[c], _mf_part(c_weight[c], tfs[at], norms[c_field[c], d], lucene)
     return 0, 0.0
 
@@ -191,8 +199,8 @@ def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits):
 
 
 @nb.njit(nogil=True, cache=True)
-def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene,
-                cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, essential, lookup_ratio):
+def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys,
+                y_base, cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, essential, lookup_ratio):
     """Add unit ua..uz−1 (its clauses) of one window. `essential`: every posting, first touches
     marked and listed; else only to listed documents, by a bit test per posting or (few documents)
     a binary search per document. Returns the new count of listed documents and the postings read."""
@@ -206,7 +214,7 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
             for x in range(nt):
                 j = wtouched[x]
                 g, part = _unit_part(bm25f, first, ua, uz, start + j, c_field, c_weight, c_group, c_idf, k1, docs, tfs,
-                                     norms, lucene, cursor, ends)
+                                     norms, lucene, ys, y_base, cursor, ends)
                 if part != 0.0:
                     acc[g, j] += part
             return nt, nt * (uz - ua)
@@ -216,7 +224,19 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
         row = acc[c_group[c]]
         w = c_weight[c]
         read += ends[ua] - cursor[ua]
-        if essential:
+        if lucene and ys.shape[0]:  # Lucene's y per posting (raw postings): w − w/y
+            u_base = np.uint64(y_base)
+            if essential:
+                for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                    j = np.uint64(docs[p]) - u_start
+                    nt = _mark(wbits, wtouched, nt, j)
+                    row[j] += _lucene_part(w, ys[p - u_base])
+            else:
+                for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                    j = np.uint64(docs[p]) - u_start
+                    if _is_set(wbits, j):
+                        row[j] += _lucene_part(w, ys[p - u_base])
+        elif essential:
             for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
                 d = np.uint64(docs[p])
                 j = d - u_start
@@ -280,9 +300,10 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, xs):
+def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, y_maxima, xs):
     """The most unit ua..uz−1 can add to a score in the window, from its clauses' largest block
-    maxima there (xs[i]; 0 where a clause has no posting in the window)."""
+    maxima there (xs[i]; 0 where a clause has no posting in the window): of Lucene's y where
+    `y_maxima`, else of tf·(1/norm) (Lucene's) or the impact."""
     if bm25f:
         y = 0.0
         for i in range(ua, uz):
@@ -296,20 +317,19 @@ def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, xs):
         return 0.0
     w = c_weight[first + ua]
     if lucene:
-        w32 = np.float32(w)
-        return np.float64(w32 - w32 / (_F32_ONE + x)) * BOUND_SLACK
+        return _lucene_part(w, x if y_maxima else _F32_ONE + x) * BOUND_SLACK
     return w * np.float64(x) * BOUND_SLACK
 
 
 @nb.njit(nogil=True, cache=True)
-def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, lo,
-                 hi, sums, n_acc):
+def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys,
+                 y_base, lo, hi, sums, n_acc):
     """Document d's score summed in the query's unit order (the term-at-a-time kernels' order)."""
     for g in range(n_acc):
         sums[g] = 0.0
     for u in range(n_u):
         g, part = _unit_part(bm25f, first, ustart[u], ustart[u + 1], d, c_field, c_weight, c_group, c_idf, k1, docs,
-                             tfs, norms, lucene, lo, hi)
+                             tfs, norms, lucene, ys, y_base, lo, hi)
         if part != 0.0:
             sums[g] += part
     s = sums[0]
@@ -319,17 +339,39 @@ def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf
 
 
 @nb.njit(nogil=True, cache=True)
-def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, maxima, max_base, lookup_ratio,
-                   order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
+def _exact_sums(c_field, c_weight, first, n_cl, min_y):
+    """Whether every float64 sum of Lucene's parts of clauses first..first+n_cl−1 is exact, so the same
+    in any order. A part is a float32 w − w/y with y ≥ min_y[field] when not 0 (y ≥ 1 + float32(tf)·(1/norm),
+    tf ≥ 1; the float32 steps are monotone), so at least `lowest` = 2^(e−1)·(1 to 2): a multiple of
+    2^(e−24) like every float32 that large. A sum of such parts, at most Σ w, is exact while Σ w ≤ 2^53
+    of that unit."""
+    total = 0.0
+    lowest = np.inf
+    for i in range(n_cl):
+        w32 = np.float32(c_weight[first + i])
+        total += np.float64(w32)
+        lowest = min(lowest, _lucene_part(w32, min_y[c_field[first + i]]))
+    if not lowest >= 2.0 ** -100:  # 0 (a part may round to 0), or too near float32's subnormals
+        return False
+    e = math.frexp(lowest)[1]  # lowest = f·2^e, f in [0.5, 1)
+    return total <= math.ldexp(1.0, e + 29)
+
+
+@nb.njit(nogil=True, cache=True)
+def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, ys, y_base, min_y, maxima,
+                   max_base, lookup_ratio, order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
     """Top k per query of the bm25f layout (`bm25f`) or the multifield-max one, the same bits as
     topk.search_bm25f / topk.search_sum with combine_max (their arguments: `clauses` in their
     order, `c_group`, `c_idf`, `norms`, `lucene`), with pruning.
 
+    `ys[p − y_base]`: Lucene's y = 1 + float32(tf)·(1/norm) of raw posting p (bounds.fill_lists, LUCENE_Y),
+    read instead of tf and 1/norm where given (not empty) with `lucene`: a clause then adds w − w/y.
+    `min_y[f]`: (Lucene's arithmetic) 1 + the smallest float32 1/norm of field f, a lower bound on y.
     `maxima[((p + shift) >> BLOCK_SHIFT) + base]` bounds the float32 tf·norm (bm25f: norm = 1/B_f;
-    Lucene's 1/norm) or tf/(tf + norm) of posting p (block_of gives shift and base). Scratch, one
-    window of documents (zeroed, handed back zeroed): `acc` (n_acc × window float64: one sum per
-    multifield-max group, one for bm25f), `wbits` (window/64 uint64), `wtouched`, `pseudo` (float64),
-    `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all).
+    Lucene's 1/norm), or y where `ys` is read, or tf/(tf + norm) of posting p (block_of gives shift
+    and base). Scratch, one window of documents (zeroed, handed back zeroed): `acc` (n_acc × window
+    float64: one sum per multifield-max group, one for bm25f), `wbits` (window/64 uint64), `wtouched`,
+    `pseudo` (float64), `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all).
     `order_ulps`: ORDER_ULPS (a test raises it to sum nearly every score again in the query's order).
     Returns the number of postings read or looked up."""
     q_ptr, c_field, c_term, c_weight = clauses
@@ -356,6 +398,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     sums = np.zeros(n_acc, np.float64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
+    y_maxima = lucene and ys.shape[0] > 0
     read = 0
     for q in range(q_ptr.shape[0] - 1):
         first, end = q_ptr[q], q_ptr[q + 1]
@@ -379,6 +422,8 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
         reordered = False
         for r in range(n_u):
             reordered |= order[r] != r
+        if reordered and lucene and not bm25f:
+            reordered = not _exact_sums(c_field, c_weight, first, n_cl, min_y)
         for i in range(n_u):
             ugroup[i] = 0 if bm25f else c_group[first + ustart[i]]
         rest[:, n_u] = 0.0
@@ -401,7 +446,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 for g in range(n_acc):
                     rest[g, r] = rest[g, r + 1]
                 rest[ugroup[u], r] += _unit_bound(bm25f, first, ustart[u], ustart[u + 1], c_weight, c_idf, k1, lucene,
-                                                  xs)
+                                                  y_maxima, xs)
             n_essential = n_u  # units from n_essential on (in order) cannot bring a document in alone
             if theta > 0:
                 while n_essential > 0:  # a document none of the units before found reaches at most this
@@ -419,7 +464,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                     nt = _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits)
                 u = order[r]
                 nt, got = _score_unit(bm25f, first, ustart[u], ustart[u + 1], start, c_field, c_weight, c_group,
-                                      c_idf, k1, docs, tfs, norms, lucene, cursor, ends, acc, wbits, wtouched, nt,
+                                      c_idf, k1, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, wbits, wtouched, nt,
                                       pseudo, ptouched, r < n_essential, lookup_ratio)
                 read += got
             for i in range(nt):  # the window's documents are complete
@@ -431,7 +476,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 bits = _f32_bits(s * (1.0 + eps), cell, cell_bits)
                 if reordered and bits >= theta and bits != _f32_bits(s * (1.0 - eps), cell, cell_bits):
                     s = _exact_score(bm25f, first, n_u, ustart, start + j, c_field, c_weight, c_group, c_idf, k1,
-                                     docs, tfs, norms, lucene, cursor, ends, sums, n_acc)
+                                     docs, tfs, norms, lucene, ys, y_base, cursor, ends, sums, n_acc)
                 bits = _f32_bits(s, cell, cell_bits)
                 keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
                 m += bits >= theta

@@ -439,7 +439,7 @@ class Searcher:
             def fill(part) -> None:
                 a, z = part
                 bounds.fill_lists(starts[a:z], ends[a:z], fields[a:z], setting["span"], self._docs, self._tfs,
-                                  setting["norms"], setting["product"], setting["impacts"], setting["impact_base"],
+                                  setting["norms"], setting["mode"], setting["impacts"], setting["impact_base"],
                                   setting["maxima"])
 
             if len(parts) > 1:
@@ -574,11 +574,14 @@ class Searcher:
         lay_fields = np.array([fields.index(f) for f in lay.weights], dtype=np.int64)
         lay_weights = np.array(list(lay.weights.values()), dtype=np.float64)
         norms = self._norms(lay, k1, b, lucene)
-        # block maxima bound tf·norm for bm25f (norm = 1/B_f) and Lucene's arithmetic, else tf/(tf + norm)
+        # block maxima bound what the kernel reads per posting: on raw postings the impacts tf/(tf + norm)
+        # (sum kernel) or, with Lucene's arithmetic, y = 1 + tf·(1/norm) (sum and multifield-max kernels);
+        # else tf·norm (bm25f: norm = 1/B_f; packed Lucene: 1/norm) or tf/(tf + norm)
         product = lucene or lay.name == "bm25f"
         searched = [fields.index(f) for f in lay.weights]
         setting = {"norms": norms, "impacts": np.zeros(0, np.float32), "impact_base": 0, "maxima_base": 0,
-                   "lay_fields": lay_fields, "lay_weights": lay_weights, "filled": None}
+                   "lay_fields": lay_fields, "lay_weights": lay_weights, "filled": None,
+                   "min_y": np.ones(len(fields), np.float32)}
         if self._packed is not None:
             setting["maxima"] = self._packed_maxima(norms, searched, product)
             # the kernels read lists held decoded (windowed_packed.ListCache): impacts for the sum kernel, tfs
@@ -589,14 +592,20 @@ class Searcher:
             return setting
         lo = int(min(self._offsets[f, 0] for f in searched))
         hi = int(max(self._offsets[f, -1] for f in searched))
-        if lay.name in SUM_LAYOUTS and not lucene:  # the sum kernel reads impacts, not tfs
+        # the sum kernel reads impacts, not tfs; with Lucene's arithmetic the sum and multifield-max kernels read y
+        mode = bounds.PRODUCT if lay.name == "bm25f" else bounds.LUCENE_Y if lucene else bounds.IMPACT
+        if lay.name in SUM_LAYOUTS or lucene:
             setting["impacts"], setting["impact_base"] = _unwritten(hi - lo, np.float32), lo
+        if lucene:  # 1 + each searched field's smallest 1/norm: the least y (grouped._exact_sums)
+            min_y = setting["min_y"]
+            for f in searched if self.index.n_docs else ():
+                min_y[f] = np.float32(1.0) + norms[f].min()
         # a block's maximum spans every field's postings in it when impacts are kept (an unread field's
         # norm is 0: impact 1), the searched fields' only otherwise
         on = np.ones(len(fields), np.bool_) if len(setting["impacts"]) else np.isin(np.arange(len(fields)), searched)
         span = bounds.Span(lo, hi, self._offsets[:, 0].copy(), self._offsets[:, -1].copy(), on)
         setting.update(maxima=np.zeros(-(-(hi - lo) // bounds.BLOCK), np.float32), maxima_base=lo, span=span,
-                       product=product, lock=threading.Lock(),
+                       mode=mode, lock=threading.Lock(),
                        filled=np.zeros(self._offsets.shape[0] * (self._offsets.shape[1] - 1), np.bool_))
         return setting
 
@@ -619,7 +628,8 @@ class Searcher:
                 postings = windowed_packed.PackedHeld(*postings, *windowed_packed.held_lists(
                     setting, postings, lucene, c_field, c_term, int(ptr[lo]), int(ptr[hi]), self._tf_dtype))
             return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), n_acc, postings,
-                                          norms, lucene, setting["maxima"], setting["maxima_base"],
+                                          norms, lucene, setting["impacts"], setting["impact_base"], setting["min_y"],
+                                          setting["maxima"], setting["maxima_base"],
                                           windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
                                           buf["wtouched"], g["pseudo"], g["ptouched"], selection, g["qdbuf"],
                                           g["qtbuf"])
@@ -638,7 +648,7 @@ class Searcher:
             held = windowed_packed.held_lists(setting, postings, lucene, c_field, c_term, int(ptr[lo]), int(ptr[hi]))
             return windowed_packed.search_windowed_packed(queries, postings, norms, lucene, setting["maxima"], self.prune,
                                                           windowed.LOOKUP_RATIO, ranking, out, win, selection, held)
-        return windowed.search_windowed(queries, postings, norms,
+        return windowed.search_windowed(queries, postings,
                                         setting["impacts"], setting["impact_base"], lucene, setting["maxima"],
                                         setting["maxima_base"], self.prune, windowed.LOOKUP_RATIO,
                                         ranking, out, windowed.Window(buf["wacc"], buf["wtouched"], buf["wbits"]),

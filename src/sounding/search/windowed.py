@@ -49,12 +49,19 @@ _ONE = np.uint64(1)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
+def _lucene_part(w, y):
+    """A clause of weight w's share of a posting in Lucene's float32 steps, from the posting's
+    y = 1 + float32(tf)·(1/norm) (bounds.LUCENE_Y, made per list at setting build): w − w/y, increasing in y."""
+    w32 = np.float32(w)
+    return np.float64(w32 - w32 / y)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
 def _clause_bound(w, x, lucene):
     """The most a clause of weight w can add to a score, from its term's largest impact x
     (default arithmetic) or largest float32 tf·(1/norm) x (Lucene's, in the same float32 steps)."""
     if lucene:
-        w32 = np.float32(w)
-        return np.float64(w32 - w32 / (_F32_ONE + x))
+        return _lucene_part(w, _F32_ONE + x)
     return w * np.float64(x)
 
 
@@ -96,10 +103,10 @@ def _max_clauses(q_ptr):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _contribution(w, p, d, f, tfs, norms, impacts, imp_base, lucene):
+def _contribution(w, p, impacts, imp_base, lucene):
+    """Posting p's share for a clause of weight w: from its impact (default arithmetic) or its y (Lucene's)."""
     if lucene:
-        w32 = np.float32(w)
-        return np.float64(w32 - w32 / (_F32_ONE + np.float32(tfs[p]) * norms[f, d]))
+        return _lucene_part(w, impacts[p - imp_base])
     return w * impacts[p - imp_base]
 
 
@@ -145,8 +152,8 @@ def _drop_hopeless(rest, theta, wacc, wtouched, nt, wbits, cell, cell_bits):
 
 
 @nb.njit(nogil=True, cache=True)
-def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_field, c_weight, docs, tfs, norms, impacts, imp_base, lucene,
-                rest, theta, cursor, ends, wacc, wtouched, nt, wbits, cell, cell_bits):
+def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, impacts, imp_base, lucene, rest, theta,
+                cursor, ends, wacc, wtouched, nt, wbits, cell, cell_bits):
     """Add the non-essential clauses of one window to the documents the essential ones found, in
     clause order, dropping documents that can no longer reach θ as the clauses left shrink.
     Postings are read one by one (a bit test each) when they are few per document, else each
@@ -157,7 +164,6 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_field, c_weight
         nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits, cell, cell_bits)
         if nt == 0:
             break
-        f = c_field[first + i]
         w = c_weight[first + i]
         p, end = cursor[i], ends[i]
         if nt * lookup_ratio < end - p:  # few documents: look each one up
@@ -167,20 +173,17 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_field, c_weight
                 d = start + j
                 at = _lower_bound(docs, p, end, np.uint32(d))
                 if at < end and np.int64(docs[at]) == d:
-                    wacc[j] += _contribution(w, at, d, f, tfs, norms, impacts, imp_base, lucene)
+                    wacc[j] += _contribution(w, at, impacts, imp_base, lucene)
         else:
             read += end - p
             u_start = np.uint64(start)
+            u_base = np.uint64(imp_base)
             if lucene:
-                fu = np.uint64(f)
-                w32 = np.float32(w)
                 for at in range(np.uint64(p), np.uint64(end)):
-                    d = np.uint64(docs[at])
-                    j = d - u_start
+                    j = np.uint64(docs[at]) - u_start
                     if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
-                        wacc[j] += np.float64(w32 - w32 / (_F32_ONE + np.float32(tfs[at]) * norms[fu, d]))
+                        wacc[j] += _lucene_part(w, impacts[at - u_base])
             else:
-                u_base = np.uint64(imp_base)
                 for at in range(np.uint64(p), np.uint64(end)):
                     j = np.uint64(docs[at]) - u_start
                     if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
@@ -189,15 +192,16 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_field, c_weight
 
 
 @nb.njit(nogil=True, cache=True)
-def search_windowed(clauses, postings, norms, impacts, imp_base, lucene, maxima, max_base, prune, lookup_ratio,
+def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_base, prune, lookup_ratio,
                     ranking, out, window, selection):
     """Top k per query of Σ clauses weight × impact (flat and multifield layouts).
 
     Clause c of query q (c in q_ptr[q]..q_ptr[q+1], heaviest first) reads term c_term[c] in
     field c_field[c] with weight c_weight[c]. `impacts[p - imp_base]` = tf/(tf + norm) per
-    posting (default arithmetic); with `lucene`, Lucene's own float32 steps from tf and 1/norm.
-    `maxima[(p - max_base) >> BLOCK_SHIFT]`: the largest impact (or float32 tf·(1/norm)) of the
-    block holding posting p; `prune` off reads every posting in full; `lookup_ratio`: see
+    posting (default arithmetic), or with `lucene` y = 1 + float32(tf)·(1/norm)
+    (both made per list at setting build: bounds.fill_lists), from which a clause adds Lucene's float32 w − w/y.
+    `maxima[(p - max_base) >> BLOCK_SHIFT]`: the largest impact (or y) of the block holding posting p
+    (tfs are not read); `prune` off reads every posting in full; `lookup_ratio`: see
     LOOKUP_RATIO. Scratch: `wacc` (WINDOW
     float64, zeroed), `wtouched` (WINDOW int64), `wbits` (WINDOW/64 uint64, zeroed; a document's bit
     is set while the non-essential clauses read it). Scores go out as float32 bits (`out_bits`). Returns the number of postings read or looked up.
@@ -205,7 +209,7 @@ def search_windowed(clauses, postings, norms, impacts, imp_base, lucene, maxima,
     (topk.Ranking), `out` (topk.TopK), `window` (Window: wacc, wtouched, wbits), `selection`
     (topk.Selection)."""
     q_ptr, c_field, c_term, c_weight = clauses
-    offsets, docs, tfs = postings
+    offsets, docs, _ = postings
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
     wacc, wtouched, wbits = window
@@ -238,7 +242,8 @@ def search_windowed(clauses, postings, norms, impacts, imp_base, lucene, maxima,
                 x = np.float32(0.0)
                 for b in range((p - max_base) >> BLOCK_SHIFT, ((e - 1 - max_base) >> BLOCK_SHIFT) + 1):
                     x = max(x, maxima[b])
-                rest[i] = rest[i + 1] + (_clause_bound(c_weight[c], x, lucene) if e > p else 0.0)
+                bound = (_lucene_part(c_weight[c], x) if lucene else c_weight[c] * np.float64(x)) if e > p else 0.0
+                rest[i] = rest[i + 1] + bound
             n_essential = n_cl  # clauses from n_essential on cannot bring a new document in
             if prune and theta > 0:
                 while n_essential > 0 and _f32_bits(rest[n_essential - 1] * PRUNE_SLACK, cell, cell_bits) < theta:
@@ -247,22 +252,18 @@ def search_windowed(clauses, postings, norms, impacts, imp_base, lucene, maxima,
             for i in range(n_essential):  # every posting; remember first touches
                 c = first + i
                 read += ends[i] - cursor[i]
-                f = c_field[c]
                 w = c_weight[c]
-                w32 = np.float32(w)
                 # unsigned indices throughout: numba then emits no negative-index wraparound (−25% time)
                 u_start = np.uint64(start)
+                u_base = np.uint64(imp_base)
                 if lucene:
-                    fu = np.uint64(f)
                     for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
-                        d = np.uint64(docs[p])
-                        j = d - u_start
+                        j = np.uint64(docs[p]) - u_start
                         a = wacc[j]
                         wtouched[np.uint64(nt)] = np.int64(j)
                         nt += a == 0.0  # scores are > 0: zero marks a first touch
-                        wacc[j] = a + np.float64(w32 - w32 / (_F32_ONE + np.float32(tfs[p]) * norms[fu, d]))
+                        wacc[j] = a + _lucene_part(w, impacts[p - u_base])
                 else:
-                    u_base = np.uint64(imp_base)
                     for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
                         j = np.uint64(docs[p]) - u_start
                         a = wacc[j]
@@ -270,8 +271,8 @@ def search_windowed(clauses, postings, norms, impacts, imp_base, lucene, maxima,
                         nt += a == 0.0
                         wacc[j] = a + w * impacts[p - u_base]
             if n_essential < n_cl and nt > 0:
-                nt, looked = _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_field, c_weight, docs, tfs, norms, impacts,
-                                 imp_base, lucene, rest, theta, cursor, ends, wacc, wtouched, nt, wbits, cell, cell_bits)
+                nt, looked = _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, impacts, imp_base,
+                                         lucene, rest, theta, cursor, ends, wacc, wtouched, nt, wbits, cell, cell_bits)
                 read += looked
             for i in range(n_cl):
                 cursor[i] = ends[i]

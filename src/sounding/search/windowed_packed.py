@@ -11,7 +11,7 @@ the buffer; non-essential ones either read theirs the same way with a bit test, 
 document up: the block by a binary search of the last documents, then a scan of that block's gaps
 up to the document, the term frequency read straight from its place. An impact
 tf / (tf + k1·(1 − b + b·len/avglen)) is computed where it is used, in float32 as
-windowed.fill_impacts makes it: the document's norm lies in the window, a cache-resident slice.
+bounds.fill_lists makes it: the document's norm lies in the window, a cache-resident slice.
 
 Why lists are held decoded (ListCache): decoding costs ~4 ns a posting in the kernel, about what the
 raw kernel spends on a whole posting, and a batch of queries asks for the frequent terms' lists again
@@ -473,7 +473,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
 @nb.njit(nogil=True, cache=True)
 def packed_maxima(postings, norms_f, f, t0, t1, lucene, out):
     """out[b] for the blocks of terms t0..t1−1 of field f: the largest float32 impact tf / (tf + norm)
-    of the block (default arithmetic, windowed.fill_impacts' bits), or float32 tf·(1/norm) (Lucene's)."""
+    of the block (default arithmetic, bounds.fill_lists' bits), or float32 tf·(1/norm) (Lucene's)."""
     offsets, first_block, blk_last, blk_start, blk_width, words = postings
     dbuf = np.empty((1, BLOCK), np.uint32)
     tbuf = np.empty((1, BLOCK), np.uint32)
