@@ -196,6 +196,20 @@ class JapaneseAnalyzer:
             found = self._line_ids[line] = self._lattice.ids(surface, rest, with_cost=True)
         return found
 
+    def _context(self, lines: list[str], i: int, following: int, first_lid: int) -> tuple[int, int]:
+        """The ids around line i of MeCab's path when its token is decompounded: the right id of
+        the token before it (0 at the start), and the left id of the token after it, which is
+        `first_lid` (the first part's) when that token, at `following`, was split itself, and −1
+        when none follows (Kuromoji adds no cost towards the end)."""
+        ids = self._ids
+        if i + 1 == following:
+            next_lid = first_lid
+        elif "\t" in lines[i + 1]:
+            next_lid = ids(lines[i + 1])[0]
+        else:
+            next_lid = -1
+        return (ids(lines[i - 1])[1] if i else 0), next_lid
+
     def _decompound_in_place(self, text: str, lines: list[str], penalised: list[tuple[int, int]],
                              out: list[str]) -> None:
         """SEARCH mode on MeCab's path (`lines`, plain) when only length penalties apply, as
@@ -212,13 +226,7 @@ class JapaneseAnalyzer:
         found_terms = []
         for i, at in reversed(penalised):
             line = lines[i]
-            if i + 1 == following:
-                next_lid = first_lid
-            elif "\t" in lines[i + 1]:
-                next_lid = ids(lines[i + 1])[0]
-            else:
-                next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
-            prev_rid = ids(lines[i - 1])[1] if i else 0
+            prev_rid, next_lid = self._context(lines, i, following, first_lid)
             key = (prev_rid, line, next_lid)
             found = memo.get(key)
             if found is None:
@@ -273,13 +281,7 @@ class JapaneseAnalyzer:
         memo = self._split_terms
         for i, at in reversed(penalised):
             line = lines[i]
-            if i + 1 == following:
-                next_lid = first_lid
-            elif "\t" in lines[i + 1]:
-                next_lid = ids(lines[i + 1])[0]
-            else:
-                next_lid = -1  # none after the last token: Kuromoji adds no cost towards the end
-            prev_rid = ids(lines[i - 1])[1] if i else 0
+            prev_rid, next_lid = self._context(lines, i, following, first_lid)
             key = (prev_rid, line, next_lid)
             found = memo.get(key)
             if found is None:
