@@ -54,7 +54,8 @@ _ONE = np.uint64(1)
 
 def query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
     """Each clause's postings as a range of one documents array and one tfs array: raw postings in
-    place, packed ones decoded one after another into dbuf, tbuf (long enough for the query)."""
+    place; packed ones (windowed_packed.PackedHeld) copied from the lists held decoded, or decoded,
+    one after another into dbuf, tbuf (long enough for the query)."""
     raise NotImplementedError  # compiled only: see the overload below
 
 
@@ -87,19 +88,6 @@ def _query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
                 at += n
             return dbuf, tbuf
         return held
-
-    def packed(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
-        offsets, first_block, blk_last, blk_start, blk_width, words = postings
-        at = 0
-        for i in range(n_cl):
-            f, t = f_arr[first + i], t_arr[first + i]
-            n = offsets[f, t + 1] - offsets[f, t]
-            decode_list(first_block, blk_last, blk_start, blk_width, words, f, t, n, dbuf[at:], tbuf[at:])
-            start[i] = at
-            end[i] = at + n
-            at += n
-        return dbuf, tbuf
-    return packed
 
 
 def block_of(postings, f, t, s, max_base):
