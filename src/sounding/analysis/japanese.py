@@ -196,19 +196,37 @@ class JapaneseAnalyzer:
             found = self._line_ids[line] = self._lattice.ids(surface, rest, with_cost=True)
         return found
 
-    def _context(self, lines: list[str], i: int, following: int, first_lid: int) -> tuple[int, int]:
-        """The ids around line i of MeCab's path when its token is decompounded: the right id of
-        the token before it (0 at the start), and the left id of the token after it, which is
-        `first_lid` (the first part's) when that token, at `following`, was split itself, and −1
-        when none follows (Kuromoji adds no cost towards the end)."""
+    def _split_path(self, lines: list[str], penalised: list[tuple[int, int]], terms_of) -> list | None:
+        """Each penalised token's terms in the context of its neighbours on MeCab's path, from the
+        last to the first as Kuromoji's backtrace goes: the right id of the token before it (0 at
+        the start) and the left id of the token after it, which is the first part's when that one
+        was split itself, and −1 when none follows (Kuromoji adds no cost towards the end).
+        `terms_of(line, prev_rid, next_lid)` gives (terms, first part's left id), memoised per
+        context; returns [(place in out, terms)], last place first, or None where it gives None."""
         ids = self._ids
-        if i + 1 == following:
-            next_lid = first_lid
-        elif "\t" in lines[i + 1]:
-            next_lid = ids(lines[i + 1])[0]
-        else:
-            next_lid = -1
-        return (ids(lines[i - 1])[1] if i else 0), next_lid
+        memo = self._split_terms
+        following, first_lid = len(lines), -1  # the line after the last split token, and its first part's left id
+        found_terms = []
+        for i, at in reversed(penalised):
+            line = lines[i]
+            if i + 1 == following:
+                next_lid = first_lid
+            elif "\t" in lines[i + 1]:
+                next_lid = ids(lines[i + 1])[0]
+            else:
+                next_lid = -1
+            prev_rid = ids(lines[i - 1])[1] if i else 0
+            key = (prev_rid, line, next_lid)
+            found = memo.get(key)
+            if found is None:
+                found = terms_of(line, prev_rid, next_lid)
+                if found is None:
+                    return None
+                memo[key] = found
+            terms, first_lid = found
+            following = i
+            found_terms.append((at, terms))
+        return found_terms
 
     def _decompound_in_place(self, text: str, lines: list[str], penalised: list[tuple[int, int]],
                              out: list[str]) -> None:
@@ -220,23 +238,9 @@ class JapaneseAnalyzer:
         for i, _ in penalised:
             if (i and ids(lines[i - 1]) is None) or ("\t" in lines[i + 1] and ids(lines[i + 1]) is None):
                 return self._decompound_by_ids(text, lines, penalised, out)
-        following = len(lines)  # the line after the last split token, and its first part's left id
-        first_lid = -1
-        memo = self._split_terms
-        found_terms = []
-        for i, at in reversed(penalised):
-            line = lines[i]
-            prev_rid, next_lid = self._context(lines, i, following, first_lid)
-            key = (prev_rid, line, next_lid)
-            found = memo.get(key)
-            if found is None:
-                found = self._searched_terms(line, prev_rid, next_lid)
-                if found is None:
-                    return self._decompound_by_ids(text, lines, penalised, out)
-                memo[key] = found
-            terms, first_lid = found
-            following = i
-            found_terms.append((at, terms))
+        found_terms = self._split_path(lines, penalised, self._searched_terms)
+        if found_terms is None:
+            return self._decompound_by_ids(text, lines, penalised, out)
         for at, terms in found_terms:  # from the last place to the first, so that each is still right
             out[at:at] = terms
 
@@ -276,18 +280,9 @@ class JapaneseAnalyzer:
                     "\t" in lines[i + 1] and ids(lines[i + 1]) is None):
                 lines = self._parse_ids(text)
                 break
-        following = len(lines)  # the line after the last split token, and its first part's left id
-        first_lid = -1
-        memo = self._split_terms
-        for i, at in reversed(penalised):
-            line = lines[i]
-            prev_rid, next_lid = self._context(lines, i, following, first_lid)
-            key = (prev_rid, line, next_lid)
-            found = memo.get(key)
-            if found is None:
-                found = memo[key] = self._token_terms(line, ids(line), prev_rid, next_lid)
-            terms, first_lid = found
-            following = i
+        found_terms = self._split_path(lines, penalised,
+                                       lambda line, prev_rid, next_lid: self._token_terms(line, ids(line), prev_rid, next_lid))
+        for at, terms in found_terms:  # from the last place to the first, so that each is still right
             out[at:at] = terms
 
     def _token_terms(self, line: str, own: tuple[int, int, int], prev_rid: int,
