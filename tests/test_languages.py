@@ -385,14 +385,33 @@ def test_kuromoji_best_is_the_stepwise_search_in_one_call():
             assert lattice.row_lines(text, rows) == lattice.lines(text, path)
 
 @needs_ja
-def test_kuromoji_search_also_gives_the_nodes_spanning_the_text():
+def test_kuromoji_split_takes_the_ids_of_the_nodes_with_the_tokens_features():
+    # one compiled call: the ids and cost of the nodes spanning the token that have its features,
+    # then the penalised search over it; the decision as `nodes`, `feature` and `kuromoji_best` give it
+    from sounding.analysis.japanese import search_penalty
+
     lattice = JapaneseAnalyzer()._lattice
-    for text in ["関西国際空港", "一元論", "コナミデジタルエンタテインメント", "ア" * 24, "漢字"]:
-        low, rows, whole = lattice.kuromoji_search(text, 0, -1)
+    outcomes = set()
+    for text in ["関西国際空港", "一元論", "微生物", "東京大学", "コナミデジタルエンタテインメント", "ア" * 24, "漢字"]:
         size = len(text.encode("utf-8"))
-        want = [row for row in lattice.nodes(text).tolist() if row[0] == 0 and row[1] == size]
-        assert whole.tolist() == want and want
-        assert (low, rows.tolist()) == (lattice.kuromoji_best(text, 0, -1)[0], lattice.kuromoji_best(text, 0, -1)[1].tolist())
+        whole = [row for row in lattice.nodes(text).tolist() if row[0] == 0 and row[1] == size]
+        assert whole
+        for features in sorted({lattice.feature(row[5], row[6]) for row in whole}) + ["名詞,一般,*,*,*,*,*,x"]:
+            own = {tuple(row[2:5]) for row in whole if lattice.feature(row[5], row[6]) == features}
+            for prev_rid, next_lid in [(0, -1), (0, 0), (1285, 1283)]:
+                split, lid, rows = lattice.kuromoji_split(text, features, search_penalty(text), prev_rid, next_lid)
+                outcomes.add(split)
+                if len(own) != 1:
+                    assert (split, lid, len(rows)) == (-1, 0, 0)
+                    continue
+                (own_lid, rid, wcost), = own
+                low, path = lattice.kuromoji_best(text, prev_rid, next_lid)
+                kept = lattice.cost(prev_rid, own_lid) + wcost + search_penalty(text) + lattice.cost(rid, next_lid)
+                if len(path) > 1 and low <= kept:
+                    assert (split, lid, rows.tolist()) == (1, int(path[0, 2]), path.tolist())
+                else:
+                    assert (split, lid, len(rows)) == (0, own_lid, 0)
+    assert outcomes == {-1, 0, 1}
 
 
 @needs_ja
@@ -427,7 +446,7 @@ def test_compiled_lattice_code_matches_its_python_form():
 
     from sounding.analysis import mecab_lattice
 
-    viterbi, marks, nodes, keep, inside, kuromoji_best = mecab_lattice.compiled()
+    viterbi, marks, nodes, keep, inside, kuromoji_best, kuromoji_split = mecab_lattice.compiled()
     lattice = JapaneseAnalyzer()._lattice
     d = lattice._dic
     for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:
@@ -449,6 +468,13 @@ def test_compiled_lattice_code_matches_its_python_form():
         low, last, back = viterbi(*args)
         want_low, want_last, want_back = mecab_lattice._viterbi(*args)
         assert (low, last, back.tolist()) == (want_low, want_last, want_back.tolist()) and last >= 0
+        assert mecab_lattice._code_points(text.encode("utf-8")).tolist() == cps.tolist()
+    for text, features in [("一元論", "名詞,一般,*,*,*,*,一元論,イチゲンロン,イチゲンロン"), ("関西国際空港", "名詞,一般,*,*,*,*,*")]:
+        args = (text.encode("utf-8"), features.encode("utf-8"), 3000, *lattice._split_args, 0, -1, lattice._matrix,
+                lattice._lsize)
+        split, lid, rows = kuromoji_split(*args)
+        want_split, want_lid, want_rows = mecab_lattice._kuromoji_split(*args)
+        assert (split, lid, rows.tolist()) == (want_split, want_lid, want_rows.tolist())
 
 
 @needs_ja

@@ -248,22 +248,18 @@ class JapaneseAnalyzer:
         """`_token_terms` for a plain line of a penalised token, its ids and cost read from the
         nodes of its own search's lattice that span it and have its features (among them MeCab's
         own node, since a lattice of the surface alone has every node of that span that the
-        stretch's has); None where those differ in them. A token starting with punctuation is
-        not searched: its ids are looked up."""
+        stretch's has), all in one compiled call (`Lattice.kuromoji_split`); None where those
+        differ in them. A token starting with punctuation is not searched: its ids are looked up."""
         surface, _, features = line.partition("\t")
         if is_punctuation(surface[0]):
             own = self._ids(line)
             return None if own is None else (self._terms(surface, features.split(",")), own[0])
         lattice = self._lattice
-        low, rows, whole = lattice.kuromoji_search(surface, prev_rid, next_lid)
-        feature = lattice.feature
-        own = {(lid, rid, cost) for _, _, lid, rid, cost, stat, token in whole.tolist() if feature(stat, token) == features}
-        if len(own) != 1:
+        split, lid, rows = lattice.kuromoji_split(surface, features, search_penalty(surface), prev_rid, next_lid)
+        if split < 0:
             return None
-        lid, rid, wcost = own.pop()
-        if len(rows) > 1 and low <= lattice.cost(prev_rid, lid) + wcost + search_penalty(surface) + lattice.cost(rid, next_lid):
-            terms = tuple(t for part in lattice.row_lines(surface, rows) for t in self._part_terms(part))
-            return terms, int(rows[0, 2])
+        if split:
+            return tuple(t for part in lattice.row_lines(surface, rows) for t in self._part_terms(part)), lid
         return self._terms(surface, features.split(",")), lid
 
     def _decompound_by_ids(self, text: str, lines: list[str], penalised: list[tuple[int, int]],

@@ -323,13 +323,80 @@ def _kuromoji_best(data, cps, da, lids, rids, costs, char_info, unk_start, unk_s
     return low, path, whole
 
 
+def _code_points(data):
+    """The code points of well-formed UTF-8 bytes (as `str.encode` makes them)."""
+    n = len(data)
+    out = np.empty(n, dtype=np.uint32)
+    k = p = 0
+    while p < n:
+        c = int(data[p])
+        if c < 0x80:
+            out[k], p = c, p + 1
+        elif c < 0xE0:
+            out[k], p = ((c & 0x1F) << 6) | (int(data[p + 1]) & 0x3F), p + 2
+        elif c < 0xF0:
+            out[k] = ((c & 0x0F) << 12) | ((int(data[p + 1]) & 0x3F) << 6) | (int(data[p + 2]) & 0x3F)
+            p += 3
+        else:
+            out[k] = ((c & 0x07) << 18) | ((int(data[p + 1]) & 0x3F) << 12) | ((int(data[p + 2]) & 0x3F) << 6) \
+                | (int(data[p + 3]) & 0x3F)
+            p += 4
+        k += 1
+    return out[:k]
+
+
+def _is_entry_text(texts, start, text):
+    """Whether the NUL-terminated string at `start` of a dictionary's feature strings is `text`."""
+    n = len(text)
+    if start + n >= len(texts) or texts[start + n] != 0:
+        return False
+    for k in range(n):
+        if texts[start + k] != text[k]:
+            return False
+    return True
+
+
+def _kuromoji_split(data, features, penalty, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids,
+                    ucosts, space, max_group, feature_at, feature_texts, ufeature_at, ufeature_texts, prev_rid,
+                    next_lid, matrix, lsize):
+    """SEARCH mode's decision, in one compiled call, on a token of MeCab's path that has a length
+    `penalty` (`data`: its surface's UTF-8 bytes, `features`: its features'), between a token with
+    right id `prev_rid` and one with left id `next_lid` (-1: none). Its ids and word cost are those
+    of the nodes of its own lattice that span it and have its features (MeCab's node is among them,
+    since the lattice of the surface alone has every node of that span that the stretch's has).
+    Kuromoji splits it where the best penalised path over it (`_kuromoji_best`) has more than one
+    token and costs no more than the token with its penalty. Returns (1, the first part's left id,
+    the parts' rows) where it is split, (0, its left id, no rows) where it stays whole, and
+    (-1, 0, no rows) where those nodes differ in ids or cost (or none has its features)."""
+    low, path, whole = _kuromoji_best(data, _code_points(data), da, lids, rids, costs, char_info, unk_start,
+                                      unk_size, ulids, urids, ucosts, space, max_group, prev_rid, next_lid,
+                                      matrix, lsize)
+    none = path[:0]
+    found, lid, rid, wcost = False, 0, 0, 0
+    for i in range(len(whole)):
+        if whole[i, 5] == 1:
+            same = _is_entry_text(ufeature_texts, ufeature_at[whole[i, 6]], features)
+        else:
+            same = _is_entry_text(feature_texts, feature_at[whole[i, 6]], features)
+        if same:
+            if found and (whole[i, 2] != lid or whole[i, 3] != rid or whole[i, 4] != wcost):
+                return -1, 0, none
+            found, lid, rid, wcost = True, whole[i, 2], whole[i, 3], whole[i, 4]
+    if not found:
+        return -1, 0, none
+    kept_cost = matrix[lid * lsize + prev_rid] + wcost + penalty + (matrix[next_lid * lsize + rid] if next_lid >= 0 else 0)
+    if len(path) > 1 and low <= kept_cost:
+        return 1, path[0, 2], path
+    return 0, lid, none
+
+
 @lru_cache(maxsize=None)
 def compiled() -> tuple:
-    """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes`, `_keep`, `_inside_known` and `_kuromoji_best`
-    compiled (numba, cached on disk), and run once on a one-token lattice so that later calls find
-    them loaded. `_kuromoji_best` calls the compiled forms of the others, `_mecab_nodes` that of
-    `_fill_nodes`: each is compiled from its code with those names bound to them, so that the
-    module's functions stay plain Python."""
+    """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes`, `_keep`, `_inside_known`, `_kuromoji_best` and
+    `_kuromoji_split` compiled (numba, cached on disk), and run once on a one-token lattice so that
+    later calls find them loaded. `_kuromoji_best` calls the compiled forms of the others,
+    `_kuromoji_split` that of `_kuromoji_best`, `_mecab_nodes` that of `_fill_nodes`: each is compiled
+    from its code with those names bound to them, so that the module's functions stay plain Python."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
@@ -337,6 +404,9 @@ def compiled() -> tuple:
     nodes = jit(FunctionType(_mecab_nodes.__code__, dict(globals(), _fill_nodes=jit(_fill_nodes)), "_mecab_nodes"))
     scope = dict(globals(), _viterbi=viterbi, _kuromoji_marks=marks, _mecab_nodes=nodes, _keep=keep)
     kuromoji_best = jit(FunctionType(_kuromoji_best.__code__, scope, "_kuromoji_best"))
+    scope = dict(globals(), _kuromoji_best=kuromoji_best, _code_points=jit(_code_points),
+                 _is_entry_text=jit(_is_entry_text))
+    kuromoji_split = jit(FunctionType(_kuromoji_split.__code__, scope, "_kuromoji_split"))
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
     da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
     token = np.frombuffer(bytes(32), dtype=_DictionaryFile._TOKEN)  # ids and costs: fields of the mapped tokens
@@ -349,7 +419,10 @@ def compiled() -> tuple:
     inside(arcs, np.frombuffer(b"A", dtype=np.uint8))
     kuromoji_best(np.frombuffer(b"A", dtype=np.uint8), np.frombuffer(b"A\0\0\0", dtype="<u4"), da, u16, u16, i16,
                   char_info, i64, i64, u16, u16, i16, 0, 24, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
-    return viterbi, marks, nodes, keep, inside, kuromoji_best
+    feature_at, texts = token["feature"], np.frombuffer(bytes(1), dtype=np.uint8)
+    kuromoji_split(b"A", b"", 0, da, u16, u16, i16, char_info, i64, i64, u16, u16, i16, 0, 24, feature_at, texts,
+                   feature_at, texts, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
+    return viterbi, marks, nodes, keep, inside, kuromoji_best, kuromoji_split
 
 
 _NO_GAPS = np.zeros(0, dtype=np.int64)
@@ -377,8 +450,8 @@ class _DictionaryFile:
         self._units = memoryview(self.da.reshape(-1)).cast("B").cast("i")
         tokens = np.frombuffer(raw, dtype=self._TOKEN, count=tsize // 16, offset=72 + dsize)
         self.lids, self.rids, self.costs = (tokens[f] for f in ("lid", "rid", "cost"))
-        self._feature_at = tokens["feature"]
-        self._features = raw[72 + dsize + tsize:72 + dsize + tsize + fsize]
+        self.feature_at = tokens["feature"]
+        self.feature_texts = np.frombuffer(raw, dtype=np.uint8, count=fsize, offset=72 + dsize + tsize)
 
     def exact(self, key: bytes) -> int:
         """The value a key maps to (Darts' exactMatchSearch), or -1."""
@@ -393,12 +466,12 @@ class _DictionaryFile:
         return -v - 1 if units[2 * b + 1] == b and v < 0 else -1
 
     def feature(self, token: int) -> str:
-        start = int(self._feature_at[token])
+        start = int(self.feature_at[token])
         window = 256
         while True:
-            chunk = self._features[start:start + window].tobytes()
+            chunk = self.feature_texts[start:start + window].tobytes()
             end = chunk.find(b"\0")
-            if end >= 0 or start + window >= len(self._features):
+            if end >= 0 or start + window >= len(self.feature_texts):
                 return chunk[:end if end >= 0 else len(chunk)].decode("utf-8")
             window *= 4
 
@@ -479,10 +552,13 @@ class Lattice:
         self._score = score
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
-        self._viterbi, _, self._nodes, self._keep, self._inside, self._kuromoji_best = compiled()
+        self._viterbi, _, self._nodes, self._keep, self._inside, self._kuromoji_best, self._kuromoji_split = compiled()
         # the dictionary's arguments of `_mecab_nodes`, in its order
         self._dic_args = (dic.sys.da, dic.sys.lids, dic.sys.rids, dic.sys.costs, dic.char_info, dic.unk_start,
                           dic.unk_size, dic.unk.lids, dic.unk.rids, dic.unk.costs, dic.space, MAX_GROUPING_SIZE)
+        # ... and those of `_kuromoji_split`, which also reads the feature strings
+        self._split_args = (*self._dic_args, dic.sys.feature_at, dic.sys.feature_texts, dic.unk.feature_at,
+                            dic.unk.feature_texts)
 
     def nodes(self, text: str) -> np.ndarray:
         """MeCab's lattice for `text`, a row per node in the order of its all-morphemes output:
@@ -549,16 +625,18 @@ class Lattice:
     def kuromoji_best(self, text: str, prev_rid: int, next_lid: int) -> tuple[int, np.ndarray] | None:
         """`best(text, prev_rid, next_lid)` for Kuromoji's marks (`_kuromoji_marks`) on a text without
         whitespace, in one compiled call: (cost, the chosen nodes' rows), or None."""
-        low, rows, _ = self.kuromoji_search(text, prev_rid, next_lid)
-        return (low, rows) if len(rows) else None
-
-    def kuromoji_search(self, text: str, prev_rid: int, next_lid: int) -> tuple[int, np.ndarray, np.ndarray]:
-        """`kuromoji_best`'s cost and rows (no rows where no path covers `text`), and the rows of the
-        nodes of `text`'s lattice that span all of it."""
-        low, rows, whole = self._kuromoji_best(
+        low, rows, _ = self._kuromoji_best(
             np.frombuffer(text.encode("utf-8"), dtype=BYTES), np.frombuffer(text.encode("utf-32-le"), dtype=CODE_POINTS),
             *self._dic_args, prev_rid, next_lid, self._matrix, self._lsize)
-        return int(low), rows, whole
+        return (int(low), rows) if len(rows) else None
+
+    def kuromoji_split(self, text: str, features: str, penalty: int, prev_rid: int,
+                       next_lid: int) -> tuple[int, int, np.ndarray]:
+        """`_kuromoji_split` for a token of MeCab's path (its surface, features and length penalty)
+        between a right id and a left id (-1: none): (1, first part's left id, the parts' rows),
+        (0, its left id, no rows) or (-1, 0, no rows) where its ids are left open."""
+        return self._kuromoji_split(text.encode("utf-8"), features.encode("utf-8"), penalty, *self._split_args,
+                                    prev_rid, next_lid, self._matrix, self._lsize)
 
     def feature(self, stat: int, token: int) -> str:
         """The features of a node (from `nodes`: its stat and token index)."""
