@@ -61,14 +61,22 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
         writer.write(res.qids, res.docs, res.scores, res.counts, remove_self_hits=remove_self_hits)
         stats.write_seconds += time.perf_counter() - t
 
-    # One batch is formatted and written (compiled code, no GIL) while the next is searched; the batches
-    # are written in order by the one writer thread.
+    def batch_items(a: int) -> list[tuple[str, str]]:
+        return [(q, items[q]) for q in order[a : a + batch]]
+
+    typos = dict(typos=options.get("typos", False), typo_factor=options.get("typo_factor", 0.5))
+    # While a batch is searched (the kernel holds no GIL), one thread formats and writes the one before
+    # (compiled code, no GIL; the batches in order) and another analyses the one after (Python).
     with RunWriter(path, DocIdTable(ix.docids), searcher._rank, tag=tag, gz=gz) as writer, \
-            ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool:
-        pending = None
+            ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
+            ThreadPoolExecutor(1, thread_name_prefix="sounding-analysis") as ahead:
+        pending = analysed = None
         for i, a in enumerate(range(0, len(order), batch)):
-            qids = order[a : a + batch]
-            res = searcher.search([(q, items[q]) for q in qids], **options)
+            if analysed is not None:
+                analysed.result()
+            if a + batch < len(order):
+                analysed = ahead.submit(searcher.analyse, batch_items(a + batch), **typos)
+            res = searcher.search(batch_items(a), **options)
             stats.search_seconds += res.seconds
             stats.setup_seconds += res.setup_seconds
             if i == 0:
