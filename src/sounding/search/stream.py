@@ -64,18 +64,19 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     def batch_items(a: int) -> list[tuple[str, str]]:
         return [(q, items[q]) for q in order[a : a + batch]]
 
-    typos = dict(typos=options.get("typos", False), typo_factor=options.get("typo_factor", 0.5))
     # While a batch is searched (the kernel holds no GIL), one thread formats and writes the one before
-    # (compiled code, no GIL; the batches in order) and another analyses the one after (Python).
+    # (compiled code, no GIL; the batches in order) and another prepares the one after (its texts analysed,
+    # its lists' part of the BM25 setting made), from the second batch on: the first makes the setting and
+    # loads the kernels alone.
     with RunWriter(path, DocIdTable(ix.docids), searcher._rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
-            ThreadPoolExecutor(1, thread_name_prefix="sounding-analysis") as ahead:
-        pending = analysed = None
+            ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
+        pending = prepared = None
         for i, a in enumerate(range(0, len(order), batch)):
-            if analysed is not None:
-                analysed.result()
-            if a + batch < len(order):
-                analysed = ahead.submit(searcher.analyse, batch_items(a + batch), **typos)
+            if prepared is not None:
+                stats.setup_seconds += prepared.result()
+            if i and a + batch < len(order):
+                prepared = ahead.submit(searcher.prepare, batch_items(a + batch), **options)
             res = searcher.search(batch_items(a), **options)
             stats.search_seconds += res.seconds
             stats.setup_seconds += res.setup_seconds
