@@ -14,7 +14,7 @@ from sounding.cli import main
 from sounding.datasets import Document
 from sounding.errors import SoundingError
 from sounding.eval import read_run
-from sounding.eval.runfile import _digits9, _put_score, _value9, sorted_rows
+from sounding.eval.runfile import RunWriter, _digits9, _put_score, _value9, docid_byte_rank, sorted_rows
 from sounding.eval.trec import write_run
 from sounding.index import build_index
 from sounding.search import Results, Searcher
@@ -199,6 +199,23 @@ def test_bad_ids_and_scores_are_one_line_errors(tmp_path):
         assert not (tmp_path / "b.run").exists() and not list(tmp_path.glob(".*tmp"))
     with pytest.raises(SoundingError, match="one word"):
         _results(["q"], [[("a", 1.0)]]).write_run(tmp_path / "b.run", tag="two words")
+
+
+def test_run_writer_reads_the_ids_when_first_needed(tmp_path):
+    res = _results(["a", "b"], [[("x", 1.0), ("y", 0.5)], [("y", 2.0)]])
+    asked = []
+
+    def ids():
+        asked.append(threading.current_thread().name)
+        return res.docids
+
+    with RunWriter(tmp_path / "b.run", ids, docid_byte_rank(res)) as w:
+        assert not asked
+        w.write(res.qids, res.docs, res.scores, res.counts)
+        w.write(["c"], res.docs[:1], res.scores[:1], res.counts[:1])
+    assert asked == [threading.current_thread().name]  # once, by the first write's thread
+    write_run({**res.to_run(), "c": res.to_run()["a"]}, tmp_path / "a.run")
+    assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
 
 
 def test_nine_digit_formatting_equals_python():

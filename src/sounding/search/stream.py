@@ -47,7 +47,7 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
                   **options) -> RunStats:
     """Search `queries` with `searcher` (options as `Searcher.search`) and write the run to `path`
     (atomically; gzip for a `.gz` name or `gz=True`). A qid given twice keeps its last text, as a dict would."""
-    from ..eval.runfile import DocIdTable, RunWriter
+    from ..eval.runfile import RunWriter
 
     start = time.perf_counter()
     items = dict(queries.items() if isinstance(queries, Mapping) else queries)
@@ -68,10 +68,11 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     # (compiled code, no GIL; the batches in order) and another prepares the one after (its texts analysed,
     # its lists' part of the BM25 setting made), from the second batch on: the first makes the setting and
     # loads the kernels alone.
-    with RunWriter(path, DocIdTable(ix.docids), searcher._rank, tag=tag, gz=gz) as writer, \
+    with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
-        pending = prepared = None
+        pending = pool.submit(lambda: writer.table)  # the ids read in the writer's thread, beside the first batch
+        prepared = None
         for i, a in enumerate(range(0, len(order), batch)):
             if prepared is not None:
                 stats.setup_seconds += prepared.result()
