@@ -27,7 +27,8 @@ class RunStats:
     lines: int = 0
     bytes: int = 0
     search_seconds: float = 0.0  # the kernels' time (`Results.seconds`, summed)
-    setup_seconds: float = 0.0  # BM25 setting and kernel compile / cache load, before the first batch
+    # BM25 setting (each batch's lists: from the third batch on, made beside the search) and kernel load
+    setup_seconds: float = 0.0
     write_seconds: float = 0.0  # formatting and writing the run (compression included), in a thread beside the search
     seconds: float = 0.0  # the whole call
     empty_queries: list[str] = field(default_factory=list)
