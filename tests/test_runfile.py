@@ -105,7 +105,8 @@ def test_search_to_run_prepares_the_next_batch_ahead(tie_index, tmp_path):
     analyse = s._analyse_batch
 
     def counted(texts, typos, typo_factor):
-        calls.append(threading.current_thread().name)
+        if texts:  # (the options are checked with no query first)
+            calls.append(threading.current_thread().name)
         return analyse(texts, typos, typo_factor)
 
     s._analyse_batch = counted
@@ -116,7 +117,7 @@ def test_search_to_run_prepares_the_next_batch_ahead(tie_index, tmp_path):
         assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
         batches = -(-len(queries) // 7)
         assert len(calls) == batches  # once each: the search found the batch analysed ahead
-        assert sum(name.startswith("sounding-prepare") for name in calls) == batches - 2
+        assert sum(name.startswith("sounding-prepare") for name in calls) == batches - 1
     calls.clear()
     s.prepare(queries[:5], typos=True, typo_factor=0.25, k=10)
     assert s.search(queries[:5], k=10, typos=True, typo_factor=0.25).qids == [q for q, _ in queries[:5]]

@@ -27,7 +27,7 @@ class RunStats:
     lines: int = 0
     bytes: int = 0
     search_seconds: float = 0.0  # the kernels' time (`Results.seconds`, summed)
-    # BM25 setting (each batch's lists: from the third batch on, made beside the search) and kernel load
+    # BM25 setting (each batch's lists: from the second batch on, made beside the search) and kernel load
     setup_seconds: float = 0.0
     write_seconds: float = 0.0  # formatting and writing the run (compression included), in a thread beside the search
     seconds: float = 0.0  # the whole call
@@ -55,8 +55,10 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     order = sorted(items)
     stats = RunStats(Path(path), len(order))
     ix = searcher.index
-    if not order:  # nothing to search: the options are still checked
-        stats.settings = dict(searcher.search([], **options).settings)
+    # no query: the options checked, the BM25 setting made and the kernels loaded before any thread starts
+    checked = searcher.search([], **options)
+    stats.settings, stats.setup_seconds = dict(checked.settings), checked.setup_seconds
+
     def write(res) -> None:
         t = time.perf_counter()
         writer.write(res.qids, res.docs, res.scores, res.counts, remove_self_hits=remove_self_hits)
@@ -67,17 +69,18 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
 
     # While a batch is searched (the kernel holds no GIL), one thread formats and writes the one before
     # (compiled code, no GIL; the batches in order) and another prepares the one after (its texts analysed,
-    # its lists' part of the BM25 setting made), from the second batch on: the first makes the setting and
-    # loads the kernels alone.
+    # its lists' part of the BM25 setting made).
     with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
         pending = pool.submit(lambda: writer.table)  # the ids read in the writer's thread, beside the first batch
+        if order:
+            stats.setup_seconds += searcher.prepare(batch_items(0), **options)
         prepared = None
         for i, a in enumerate(range(0, len(order), batch)):
             if prepared is not None:
                 stats.setup_seconds += prepared.result()
-            if i and a + batch < len(order):
+            if a + batch < len(order):
                 prepared = ahead.submit(searcher.prepare, batch_items(a + batch), **options)
             res = searcher.search(batch_items(a), **options)
             stats.search_seconds += res.seconds
