@@ -98,7 +98,7 @@ def test_cli_search_writes_the_same_run(tie_index, tmp_path):
         assert gzip.decompress(run.read_bytes()) == (tmp_path / "a.run").read_bytes()
 
 
-def test_search_to_run_prepares_the_next_batch_ahead(tie_index, tmp_path):
+def test_search_to_run_analyses_the_next_batch_ahead(tie_index, tmp_path):
     path, queries = tie_index
     s = Searcher(path)
     calls = []
@@ -117,19 +117,14 @@ def test_search_to_run_prepares_the_next_batch_ahead(tie_index, tmp_path):
         assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
         batches = -(-len(queries) // 7)
         assert len(calls) == batches  # once each: the search found the batch analysed ahead
-        assert sum(name.startswith("sounding-prepare") for name in calls) == batches - 1
+        assert sum(name.startswith("sounding-analysis") for name in calls) == batches - 1
     calls.clear()
-    s.prepare(queries[:5], typos=True, typo_factor=0.25, k=10)
+    s.analyse(queries[:5], typos=True, typo_factor=0.25)
     assert s.search(queries[:5], k=10, typos=True, typo_factor=0.25).qids == [q for q, _ in queries[:5]]
     s.search(queries[:5], k=10)  # without typos: other matches, analysed again
     assert len(calls) == 2
     with pytest.raises(SoundingError, match="typo factor"):
-        s.prepare(queries[:5], typos=True, typo_factor=2.0)
-    fresh = Searcher(path)  # raw postings: the setting's lists these queries read are made by prepare
-    assert fresh.prepare(queries[:5], k1=1.2, b=0.75, layout="multifield") > 0
-    assert fresh._settings.value["filled"].any()
-    assert (fresh.search(queries[:5], k1=1.2, b=0.75, layout="multifield", k=10).to_run()
-            == Searcher(path).search(queries[:5], k1=1.2, b=0.75, layout="multifield", k=10).to_run())
+        s.analyse(queries[:5], typos=True, typo_factor=2.0)
 
 
 def test_cli_search_process_ends_when_the_run_is_written(tie_index, tmp_path):

@@ -317,28 +317,13 @@ class Searcher:
             if arr is not None:
                 _release_pages(arr)
 
-    def prepare(self, queries: Mapping[str, str] | Iterable[tuple[str, str]], *, layout: str | Layout = "flat",
-                k1: float = 0.9, b: float = 0.4, lucene_norms: bool = False, title_weight: float | None = None,
-                typos: bool = False, typo_factor: float = 0.5, **search_options) -> float:
-        """Make now what a `search` of these queries with these options (the same keywords; the others do
-        not matter here) will need: the texts analysed (the last two batches are kept) and, on raw postings,
-        the BM25 setting's impacts and block maxima of the lists they read. A caller searching batch after
-        batch prepares the next batch in another thread while this one's kernel (which holds no GIL) runs:
-        each list is made once, under the setting's lock, the same bits whichever thread makes it. Packed
-        postings' held lists are left to the search (their reads are counted there). Returns the seconds
-        spent on the setting (setup, as `Results.setup_seconds` counts it)."""
-        k1, b = validate.bm25(k1, b)
+    def analyse(self, queries: Mapping[str, str] | Iterable[tuple[str, str]], *, typos: bool = False,
+                typo_factor: float = 0.5) -> None:
+        """Analyse these queries now for a `search` of the same texts (and typo options) to come, which then
+        finds them analysed (the last two batches are kept): a caller searching batch after batch analyses
+        the next batch in another thread while this one's kernel (which holds no GIL) runs."""
         typo_factor = validate.finite("typo factor", typo_factor, low=0.0, high=1.0)
-        lay = layout if isinstance(layout, Layout) else Layout.named(layout, title_weight=title_weight)
-        items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
-        matches = self._analysed(items, bool(typos), typo_factor)
-        if self._packed is not None or (lucene_norms and lay.name == "bm25f"):
-            return 0.0
-        start = time.perf_counter()
-        setting = self._setting(lay, k1, b, lucene_norms)
-        clauses = self._clauses(matches, lay, k1, b, lucene_norms)
-        self._fill_lists(setting, clauses[1], clauses[2])
-        return time.perf_counter() - start
+        self._analysed(list(queries.items()) if isinstance(queries, Mapping) else list(queries), bool(typos), typo_factor)
 
     def _analysed(self, items: list[tuple[str, str]], typos: bool, typo_factor: float) -> list:
         """`_matches` of every query text, kept for the last two batches of texts: `sounding run` searches the

@@ -27,8 +27,7 @@ class RunStats:
     lines: int = 0
     bytes: int = 0
     search_seconds: float = 0.0  # the kernels' time (`Results.seconds`, summed)
-    # BM25 setting (each batch's lists: from the second batch on, made beside the search) and kernel load
-    setup_seconds: float = 0.0
+    setup_seconds: float = 0.0  # BM25 setting (each batch's lists, as it reads them) and kernel load
     write_seconds: float = 0.0  # formatting and writing the run (compression included), in a thread beside the search
     seconds: float = 0.0  # the whole call
     empty_queries: list[str] = field(default_factory=list)
@@ -68,20 +67,21 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
         return [(q, items[q]) for q in order[a : a + batch]]
 
     # While a batch is searched (the kernel holds no GIL), one thread formats and writes the one before
-    # (compiled code, no GIL; the batches in order) and another prepares the one after (its texts analysed,
-    # its lists' part of the BM25 setting made).
+    # (compiled code, no GIL; the batches in order) and another analyses the one after (Python). Making the
+    # next batch's lists of the BM25 setting there too was measured slower: the kernel then ran beside it.
     with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
-            ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
+            ThreadPoolExecutor(1, thread_name_prefix="sounding-analysis") as ahead:
         pending = pool.submit(lambda: writer.table)  # the ids read in the writer's thread, beside the first batch
-        if order:
-            stats.setup_seconds += searcher.prepare(batch_items(0), **options)
-        prepared = None
+        typos = dict(typos=options.get("typos", False), typo_factor=options.get("typo_factor", 0.5))
+        analysed = None
         for i, a in enumerate(range(0, len(order), batch)):
-            if prepared is not None:
-                stats.setup_seconds += prepared.result()
+            if analysed is None:  # the first batch: analysed here, the second beside its search
+                searcher.analyse(batch_items(a), **typos)
+            else:
+                analysed.result()
             if a + batch < len(order):
-                prepared = ahead.submit(searcher.prepare, batch_items(a + batch), **options)
+                analysed = ahead.submit(searcher.analyse, batch_items(a + batch), **typos)
             res = searcher.search(batch_items(a), **options)
             stats.search_seconds += res.seconds
             stats.setup_seconds += res.setup_seconds
