@@ -328,8 +328,8 @@ class Searcher:
     def _analysed(self, items: list[tuple[str, str]], typos: bool, typo_factor: float) -> list:
         """`_matches` of every query text, kept for the last two batches of texts: `sounding run` searches the
         same queries once per BM25 setting, and analysing them again cost ~0.3 s a setting at 3,452 queries;
-        a batch analysed ahead (`analyse`, another thread) is found here. Analysers are not thread-safe (a
-        stemmer keeps state): one thread at a time analyses, under `_analysis_lock`."""
+        a batch analysed ahead (`analyse`, another thread) is found here. An analyzer need not be thread-safe
+        (a stemmer may keep state): one thread at a time analyses, under `_analysis_lock`."""
         key = (tuple(text for _, text in items), typos, typo_factor if typos else None)
         found = self._analysed_batches.get(key)  # one dict read (atomic): no lock while another batch is analysed
         if found is not None:
