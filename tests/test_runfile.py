@@ -2,6 +2,10 @@
 are byte for byte those of write_run(results.to_run()), for every layout and option."""
 import gzip
 import math
+import subprocess
+import sys
+
+import threading
 
 import numpy as np
 import pytest
@@ -10,7 +14,7 @@ from sounding.cli import main
 from sounding.datasets import Document
 from sounding.errors import SoundingError
 from sounding.eval import read_run
-from sounding.eval.runfile import _digits9, _put_score, _value9, sorted_rows
+from sounding.eval.runfile import RunWriter, _digits9, _put_score, _value9, docid_byte_rank, sorted_rows
 from sounding.eval.trec import write_run
 from sounding.index import build_index
 from sounding.search import Results, Searcher
@@ -94,6 +98,58 @@ def test_cli_search_writes_the_same_run(tie_index, tmp_path):
         assert gzip.decompress(run.read_bytes()) == (tmp_path / "a.run").read_bytes()
 
 
+def test_search_to_run_analyses_the_next_batch_ahead(tie_index, tmp_path):
+    path, queries = tie_index
+    s = Searcher(path)
+    calls = []
+    analyse = s._analyse_batch
+
+    def counted(texts, typos, typo_factor):
+        if texts:  # (the options are checked with no query first)
+            calls.append(threading.current_thread().name)
+        return analyse(texts, typos, typo_factor)
+
+    s._analyse_batch = counted
+    for opts in ({}, {"typos": True, "threads": 2}, {"layout": "bm25f", "typos": True, "typo_factor": 0.25}):
+        calls.clear()
+        write_run(Searcher(path).search(queries, k=50, **opts).to_run(), tmp_path / "a.run", tag="x")
+        search_to_run(s, queries, tmp_path / "b.run", tag="x", batch=7, k=50, **opts)
+        assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
+        batches = -(-len(queries) // 7)
+        assert len(calls) == batches  # once each: the search found the batch analysed ahead
+        assert sum(name.startswith("sounding-analysis") for name in calls) == batches - 1
+    calls.clear()
+    s.analyse(queries[:5], typos=True, typo_factor=0.25)
+    assert s.search(queries[:5], k=10, typos=True, typo_factor=0.25).qids == [q for q, _ in queries[:5]]
+    s.search(queries[:5], k=10)  # without typos: other matches, analysed again
+    assert len(calls) == 2
+    with pytest.raises(SoundingError, match="typo factor"):
+        s.analyse(queries[:5], typos=True, typo_factor=2.0)
+
+
+def test_cli_search_process_ends_when_the_run_is_written(tie_index, tmp_path):
+    """Run as the program, `sounding search` ends the process once its run and summary are out (no
+    interpreter teardown: atexit handlers do not run); a failed command exits the ordinary way."""
+    path, queries = tie_index
+    qfile = tmp_path / "q.tsv"
+    qfile.write_text("".join(f"{q}\t{t}\n" for q, t in queries))
+    program = ("import atexit, sys; atexit.register(lambda: print('teardown', file=sys.stderr)); "
+               "from sounding.cli import main; sys.argv[0] = 'sounding'; sys.exit(main())")
+
+    def sounding(*args):
+        return subprocess.run([sys.executable, "-c", program, *map(str, args)], capture_output=True, text=True,
+                              timeout=300)
+
+    r = sounding("search", path, "-q", qfile, "--run", tmp_path / "cli.run", "--hits", "100")
+    assert r.returncode == 0, r.stderr
+    assert "lines written" in r.stderr and "teardown" not in r.stderr
+    write_run(Searcher(path).search(queries, k=100).to_run(), tmp_path / "a.run")
+    assert (tmp_path / "cli.run").read_bytes() == (tmp_path / "a.run").read_bytes()
+    r = sounding("search", path, "-q", qfile, "--run", tmp_path / "bad.run", "--k1", "-1")
+    assert r.returncode == 2 and "error:" in r.stderr and "teardown" in r.stderr
+    assert main(["search", str(path), "-q", str(qfile), "--run", str(tmp_path / "in.run")]) == 0  # in process: returns
+
+
 def _results(qids, hits, k=None):
     """Results from {qid: [(docid, score)]}, ids numbered as given."""
     docids = sorted({d for h in hits for d, _ in h})
@@ -139,6 +195,23 @@ def test_bad_ids_and_scores_are_one_line_errors(tmp_path):
         assert not (tmp_path / "b.run").exists() and not list(tmp_path.glob(".*tmp"))
     with pytest.raises(SoundingError, match="one word"):
         _results(["q"], [[("a", 1.0)]]).write_run(tmp_path / "b.run", tag="two words")
+
+
+def test_run_writer_reads_the_ids_when_first_needed(tmp_path):
+    res = _results(["a", "b"], [[("x", 1.0), ("y", 0.5)], [("y", 2.0)]])
+    asked = []
+
+    def ids():
+        asked.append(threading.current_thread().name)
+        return res.docids
+
+    with RunWriter(tmp_path / "b.run", ids, docid_byte_rank(res)) as w:
+        assert not asked
+        w.write(res.qids, res.docs, res.scores, res.counts)
+        w.write(["c"], res.docs[:1], res.scores[:1], res.counts[:1])
+    assert asked == [threading.current_thread().name]  # once, by the first write's thread
+    write_run({**res.to_run(), "c": res.to_run()["a"]}, tmp_path / "a.run")
+    assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
 
 
 def test_nine_digit_formatting_equals_python():

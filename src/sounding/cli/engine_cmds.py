@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
-from .app import app
+from .app import app, exit_when_done
 from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
 from .scale_cmds import RAY_HELP
 
@@ -133,6 +133,7 @@ def search_cmd(
     console.print(f"{stats.queries:,} queries in {stats.search_seconds:.2f} s ({stats.queries_per_second:,.0f} q/s); "
                   f"setup {stats.setup_seconds:.2f} s (BM25 setting, kernels); {stats.lines:,} lines written in "
                   f"{stats.write_seconds:.2f} s ({stats.lines_per_second:,.0f} lines/s) → {run}")
+    exit_when_done()
 
 
 def _search_sharded(index: Path, items, run: Path, ray: str | None, num_cpus: int | None, tag: str,

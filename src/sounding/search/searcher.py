@@ -159,6 +159,8 @@ class Searcher:
         self._settings = LastSetting()  # norms, impacts, block maxima, layout arrays of the last BM25 setting
         self._compiled: set = set()  # kernels already compiled (or loaded) for this process
         self._local = threading.local()  # per-thread scratch buffers, reused across searches
+        self._analysis_lock = threading.Lock()  # the analyzer and typo matcher: one thread at a time
+        self._analysed_batches: dict[tuple, list] = {}  # the last two batches' analysed texts (`_analysed`)
         self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
         self.prune = True
         self.postings_read = 0  # by the last search's pruned kernel (read in full or looked up): a diagnostic
@@ -214,7 +216,8 @@ class Searcher:
         setting = self._setting(lay, k1, b, lucene_norms)  # norms (impacts and maxima as lists are read): outside the timing
         self._compile(lay, k1, b, lucene_norms, setting, k)
         if typos:
-            self._typo_matcher.variants("warmup")  # builds the symmetric-delete index outside the timing
+            with self._analysis_lock:
+                self._typo_matcher.variants("warmup")  # builds the symmetric-delete index outside the timing
         start = time.perf_counter()
         setup = start - setup
         matches = self._analysed(items, typos, typo_factor)
@@ -274,7 +277,8 @@ class Searcher:
         once per kernel: a query-at-a-time caller pays no extra call. The clause builder and the
         analyzer are warmed up the same way, once."""
         if ("clauses", lucene) not in self._compiled:  # Lucene's idf is float32: its own compiled version
-            self.analyze("warm up")
+            with self._analysis_lock:
+                self.analyze("warm up")
             self._clauses([[]], lay, k1, b, lucene)
             self._compiled.add(("clauses", lucene))
         kernel = (lay.name if lay.name in GROUPED_LAYOUTS else "sum", lucene, self.prune)
@@ -313,11 +317,30 @@ class Searcher:
             if arr is not None:
                 _release_pages(arr)
 
+    def analyse(self, queries: Mapping[str, str] | Iterable[tuple[str, str]], *, typos: bool = False,
+                typo_factor: float = 0.5) -> None:
+        """Analyse these queries now for a `search` of the same texts (and typo options) to come, which then
+        finds them analysed (the last two batches are kept): a caller searching batch after batch analyses
+        the next batch in another thread while this one's kernel (which holds no GIL) runs."""
+        typo_factor = validate.finite("typo factor", typo_factor, low=0.0, high=1.0)
+        self._analysed(list(queries.items()) if isinstance(queries, Mapping) else list(queries), bool(typos), typo_factor)
+
     def _analysed(self, items: list[tuple[str, str]], typos: bool, typo_factor: float) -> list:
-        """`_matches` of every query text, kept for the last batch of texts: `sounding run` searches the same
-        queries once per BM25 setting, and analysing them again cost ~0.3 s a setting at 3,452 queries."""
+        """`_matches` of every query text, kept for the last two batches of texts: `sounding run` searches the
+        same queries once per BM25 setting, and analysing them again cost ~0.3 s a setting at 3,452 queries;
+        a batch analysed ahead (`analyse`, another thread) is found here. An analyzer need not be thread-safe
+        (a stemmer may keep state): one thread at a time analyses, under `_analysis_lock`."""
         key = (tuple(text for _, text in items), typos, typo_factor if typos else None)
-        return self._last_analysed.get(key, lambda: self._analyse_batch(key[0], typos, typo_factor))
+        found = self._analysed_batches.get(key)  # one dict read (atomic): no lock while another batch is analysed
+        if found is not None:
+            return found
+        with self._analysis_lock:
+            found = self._analysed_batches.get(key)
+            if found is None:
+                found = self._analysed_batches[key] = self._analyse_batch(key[0], typos, typo_factor)
+                while len(self._analysed_batches) > 2:
+                    del self._analysed_batches[next(iter(self._analysed_batches))]
+            return found
 
     def _analyse_batch(self, texts: tuple[str, ...], typos: bool, typo_factor: float) -> list:
         """`_matches` of each text: through the analyzer's batch call where it has one (new tokens stemmed
@@ -330,10 +353,6 @@ class Searcher:
             return seen[term] if term in seen else seen.setdefault(term, term_ids.get(term))
 
         return [self._matches(toks, typos, typo_factor, lookup) for toks in tokens]
-
-    @cached_property
-    def _last_analysed(self) -> LastSetting:
-        return LastSetting()
 
     @cached_property
     def _typo_matcher(self):

@@ -27,7 +27,7 @@ class RunStats:
     lines: int = 0
     bytes: int = 0
     search_seconds: float = 0.0  # the kernels' time (`Results.seconds`, summed)
-    setup_seconds: float = 0.0  # BM25 setting and kernel compile / cache load, before the first batch
+    setup_seconds: float = 0.0  # BM25 setting (each batch's lists, as it reads them) and kernel load
     write_seconds: float = 0.0  # formatting and writing the run (compression included), in a thread beside the search
     seconds: float = 0.0  # the whole call
     empty_queries: list[str] = field(default_factory=list)
@@ -47,28 +47,42 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
                   **options) -> RunStats:
     """Search `queries` with `searcher` (options as `Searcher.search`) and write the run to `path`
     (atomically; gzip for a `.gz` name or `gz=True`). A qid given twice keeps its last text, as a dict would."""
-    from ..eval.runfile import DocIdTable, RunWriter
+    from ..eval.runfile import RunWriter
 
     start = time.perf_counter()
     items = dict(queries.items() if isinstance(queries, Mapping) else queries)
     order = sorted(items)
     stats = RunStats(Path(path), len(order))
     ix = searcher.index
-    if not order:  # nothing to search: the options are still checked
-        stats.settings = dict(searcher.search([], **options).settings)
+    # no query: the options checked, the BM25 setting made and the kernels loaded before any thread starts
+    checked = searcher.search([], **options)
+    stats.settings, stats.setup_seconds = dict(checked.settings), checked.setup_seconds
+
     def write(res) -> None:
         t = time.perf_counter()
         writer.write(res.qids, res.docs, res.scores, res.counts, remove_self_hits=remove_self_hits)
         stats.write_seconds += time.perf_counter() - t
 
-    # One batch is formatted and written (compiled code, no GIL) while the next is searched; the batches
-    # are written in order by the one writer thread.
-    with RunWriter(path, DocIdTable(ix.docids), searcher._rank, tag=tag, gz=gz) as writer, \
-            ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool:
-        pending = None
+    def batch_items(a: int) -> list[tuple[str, str]]:
+        return [(q, items[q]) for q in order[a : a + batch]]
+
+    # While a batch is searched (the kernel holds no GIL), one thread formats and writes the one before
+    # (compiled code, no GIL; the batches in order) and another analyses the one after (Python). Making the
+    # next batch's lists of the BM25 setting there too was measured slower: the kernel then ran beside it.
+    with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
+            ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
+            ThreadPoolExecutor(1, thread_name_prefix="sounding-analysis") as ahead:
+        pending = pool.submit(lambda: writer.table)  # the ids read in the writer's thread, beside the first batch
+        typos = dict(typos=options.get("typos", False), typo_factor=options.get("typo_factor", 0.5))
+        analysed = None
         for i, a in enumerate(range(0, len(order), batch)):
-            qids = order[a : a + batch]
-            res = searcher.search([(q, items[q]) for q in qids], **options)
+            if analysed is None:  # the first batch: analysed here, the second beside its search
+                searcher.analyse(batch_items(a), **typos)
+            else:
+                analysed.result()
+            if a + batch < len(order):
+                analysed = ahead.submit(searcher.analyse, batch_items(a + batch), **typos)
+            res = searcher.search(batch_items(a), **options)
             stats.search_seconds += res.seconds
             stats.setup_seconds += res.setup_seconds
             if i == 0:
