@@ -61,3 +61,38 @@ def test_printed_scores_without_strings():
                            np.array([0.0, 5e-7, 1.5e-6, 2.5e-6, -1e-6], np.float32)])
     text = np.array([float(f"{float(v):.6f}") for v in vals])
     assert np.array_equal(text.view(np.uint64), (np.rint(vals.astype(np.float64) * 1e6) / 1e6).view(np.uint64))
+
+
+@pytest.mark.parametrize("layout", ["flat", "multifield", "multifield-max"])
+def test_lucene_keeps_the_lowest_ids_of_ties_at_the_cut(tmp_path, layout):
+    """Lucene keeps, of documents tied at the cut, those with the lowest ids, however many tie: here 12 documents
+    score the same for k = 3 (more than 2k), and the kernels must cut in that order, not trec_eval's."""
+    from sounding.datasets import Document
+    from sounding.index import build_index
+    from sounding.search import Searcher
+
+    docs = [Document(f"d{i:02d}", "same title", "same words here", i + 1) for i in range(12)]
+    docs += [Document("top", "same title", "same words here here here", 99)]
+    build_index(docs, tmp_path / "ix", workers=1)
+    searcher = Searcher(tmp_path / "ix")
+    res = searcher.search({"q": "same words here"}, layout=layout, k=3, lucene_norms=True, anserini_ties=True)
+    assert [d for d, _ in res.hits(0)] == ["top", "d00", "d01"]
+    plain = searcher.search({"q": "same words here"}, layout=layout, k=3, lucene_norms=True)
+    assert [d for d, _ in plain.hits(0)] == ["top", "d11", "d10"]  # trec_eval's order: ties by id descending
+
+
+def test_shards_cut_ties_as_one_index(tmp_path):
+    """A sharded index cuts ties at k in Lucene's order too: the same hits as one index, however many tie."""
+    from sounding.datasets import Document
+    from sounding.index import build_index
+    from sounding.scale import ShardedSearcher, build_shards
+    from sounding.search import Searcher
+
+    docs = [Document(f"d{i:02d}", "same title", "same words here", i + 1) for i in range(12)]
+    docs += [Document("top", "same title", "same words here here here", 99)]
+    build_index(docs, tmp_path / "ix", workers=1)
+    build_shards(docs, tmp_path / "sh", 3)
+    one = Searcher(tmp_path / "ix").search({"q": "same words here"}, k=3, lucene_norms=True, anserini_ties=True)
+    sharded = ShardedSearcher(tmp_path / "sh").search({"q": "same words here"}, k=3, lucene_norms=True,
+                                                     anserini_ties=True)
+    assert sharded.to_run() == one.to_run() and list(one.to_run()["q"]) == ["top", "d00", "d01"]

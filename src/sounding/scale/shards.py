@@ -375,12 +375,16 @@ def open_shard(root: str | Path, shard_set: ShardSet, shard: int, *, verify: boo
     return ix, ShardStats(shard_set.fields, shard_set.field_stats, df, info.content_hash), rank
 
 
-def order_keys(scores: np.ndarray, rank: np.ndarray) -> np.ndarray:
+def order_keys(scores: np.ndarray, rank: np.ndarray, *, lucene_ties: bool = False) -> np.ndarray:
     """uint64 keys whose ascending order is (score, docid byte order) ascending: the float32 score's
-    bits made order-preserving in the high half, the document's global rank in the low half."""
+    bits made order-preserving in the high half, the document's global rank in the low half. With
+    `lucene_ties`, (score ascending, docid byte order descending): the best first is then Lucene's order."""
     bits = np.ascontiguousarray(scores, dtype=np.float32).view(np.uint32)
     ordered = np.where(bits & np.uint32(0x80000000), ~bits, bits | np.uint32(0x80000000))
-    return (ordered.astype(np.uint64) << np.uint64(32)) | rank.astype(np.uint64)
+    low = rank.astype(np.uint64)
+    if lucene_ties:
+        low = np.uint64(0xFFFFFFFF) - low  # ranks are < 2**32
+    return (ordered.astype(np.uint64) << np.uint64(32)) | low
 
 
 @dataclass
@@ -418,7 +422,8 @@ class ShardSearcher:
         mask = np.arange(res.docs.shape[1])[None, :] < counts[:, None]
         docs = res.docs[mask]
         scores = res.scores[mask]
-        keys, ids = order_keys(scores, self.rank[docs]), self.docid_bytes[docs]
+        keys = order_keys(scores, self.rank[docs], lucene_ties=bool(kwargs.get("lucene_ties")))
+        ids = self.docid_bytes[docs]
         return ShardHits(list(res.qids), counts, scores, keys, ids, res.seconds, peak_rss_kb(), os.getpid(),
                          time.process_time() - cpu)
 
@@ -451,7 +456,8 @@ class MergedResults:
 
 def merge_topk(parts: list[ShardHits], k: int) -> MergedResults:
     """Merge the shards' top k per query: score descending, then docid descending in UTF-8 byte
-    order (trec_eval's rule, the single index's tie order), cut to k."""
+    order (trec_eval's rule, the single index's tie order), or ascending where the shards searched
+    with `lucene_ties` (their keys say which), cut to k."""
     if not parts:
         raise SoundingError("no shard results to merge")
     qids = parts[0].qids
@@ -503,12 +509,13 @@ def search_shards(search_parts: Callable[[list, int, dict], list[ShardHits]], qu
                                 "one index's; search an unsharded index")
     kwargs = dict(kwargs)
     ties = bool(kwargs.pop("anserini_ties", False))
-    k_shards = 2 * k if ties else k  # as Searcher: room to re-pick the ties at the cut (see anserini_ties)
+    # as Searcher: with Anserini's ties every shard, then the merge, cut at k in Lucene's order
+    shard_kwargs = dict(kwargs, lucene_ties=True) if ties else kwargs
     items = query_items(queries)
     start = time.perf_counter()
-    parts = search_parts(items, k_shards, kwargs)
+    parts = search_parts(items, k, shard_kwargs)
     t = time.perf_counter()
-    merged = merge_topk(parts, k_shards)
+    merged = merge_topk(parts, k)
     if ties:
         merged = anserini_ties(merged, k)
     merged.merge_seconds = time.perf_counter() - t
@@ -520,10 +527,10 @@ def search_shards(search_parts: Callable[[list, int, dict], list[ShardHits]], qu
 
 
 def anserini_ties(merged: MergedResults, k: int) -> MergedResults:
-    """Pyserini's tie handling (`Searcher.search(anserini_ties=True)`) on the merged top 2k.
+    """Pyserini's tie handling (`Searcher.search(anserini_ties=True)`) on the merged top k.
 
-    It must run on the whole collection's candidates, after the merge: it re-picks the ties at the
-    cut of the top k and numbers ties across all of them. The rule itself stays in one place,
+    It must run on the whole collection's top k (cut in Lucene's order), after the merge: it numbers
+    ties across all of them. The rule itself stays in one place,
     `search.ties.apply_anserini_ties`; ranking each query's candidates among themselves in docid
     byte order orders them as the whole collection's ranks would.
     """

@@ -182,6 +182,7 @@ class Searcher:
         typos: bool = False,
         typo_factor: float = 0.5,
         anserini_ties: bool = False,
+        lucene_ties: bool = False,
     ) -> Results:
         """Top-k documents per query, best first.
 
@@ -190,6 +191,8 @@ class Searcher:
         multiplying the variant's weight by `typo_factor` (see docs/scoring.md).
         `anserini_ties` hands back what Pyserini writes: ties ordered by id ascending, Anserini's
         ScoreTiesAdjusterReranker and "%.6f" scores (with `lucene_norms`: Pyserini's run, exactly).
+        `lucene_ties` keeps, of the documents tied at the cut, those first in docid byte order, as Lucene
+        does (the hits then run score descending, id ascending); `anserini_ties` implies it.
         """
         # Checked here, before any compiled kernel sees them: a negative k1 or b outside [0, 1] can
         # make the pruning bounds meaningless (endless loops), and a huge k allocates for hits that
@@ -224,11 +227,16 @@ class Searcher:
         clauses = self._clauses(matches, lay, k1, b, lucene_norms)
         filling = self._fill_lists(setting, clauses[1], clauses[2])  # the setting's part these queries read
         n_q = len(items)
-        k_out, k = k, (2 * k if anserini_ties else k)  # room to re-pick the ties at the cut in Lucene's order
+        # Lucene keeps, of the documents tied at the cut, those with the lowest ids: the kernels cut in that order
+        # (`_run_block`'s ascending_ties). A proximity bonus reorders the top k afterwards: with Anserini's ties it
+        # gets the top 2k to re-pick the ties from, as it gets its candidates.
+        lucene_ties = (lucene_ties or anserini_ties) and not proximity
+        k_out, k = k, (2 * k if anserini_ties and proximity else k)
         out_docs = np.full((n_q, k), -1, dtype=np.int64)
         out_scores = np.zeros((n_q, k), dtype=np.float32)
         out_n = np.zeros(n_q, dtype=np.int64)
-        run = partial(self._run_block, lay, k1, lucene_norms, setting, clauses, k, out_docs, out_scores, out_n)
+        run = partial(self._run_block, lay, k1, lucene_norms, setting, clauses, k, out_docs, out_scores, out_n,
+                      ascending_ties=lucene_ties)
         n_blocks = max(1, min(threads, n_q))
         if n_blocks == 1:
             self.postings_read = run(0, n_q)
@@ -628,15 +636,25 @@ class Searcher:
                        filled=np.zeros(self._offsets.shape[0] * (self._offsets.shape[1] - 1), np.bool_))
         return setting
 
-    def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int) -> int:
+    @cached_property
+    def _reversed_ranks(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each document's rank in descending docid byte order, and its inverse."""
+        n = len(self._rank)
+        return (n - 1 - self._rank).astype(self._rank.dtype), self._rank_to_doc[::-1].copy()
+
+    def _run_block(self, lay, k1, lucene, setting, clauses, k, out_docs, out_scores, out_n, lo: int, hi: int,
+                   ascending_ties: bool = False) -> int:
         """Queries lo..hi-1 through the layout's kernel, into rows lo..hi-1 of the outputs; returns
-        the postings a pruned kernel read (0 for the term-at-a-time ones)."""
+        the postings a pruned kernel read (0 for the term-at-a-time ones). The kernels keep, of documents
+        tied at the cut, those last in docid byte order (trec_eval's order); with `ascending_ties`, those
+        first (Lucene's), by handing them the ranks reversed."""
         ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
         queries = topk.Clauses(ptr[lo : hi + 1], c_field, c_term, c_weight)
         norms = setting["norms"]
         buf = self._buffers(k)
         postings = self._packed if self._packed is not None else topk.Postings(self._offsets, self._docs, self._tfs)
-        ranking = topk.Ranking(self._rank, self._rank_to_doc, self._rank_bits, k)
+        rank, rank_to_doc = self._reversed_ranks if ascending_ties else (self._rank, self._rank_to_doc)
+        ranking = topk.Ranking(rank, rank_to_doc, self._rank_bits, k)
         out = topk.TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
         selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
         if lay.name in GROUPED_LAYOUTS and self.prune:
