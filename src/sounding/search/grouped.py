@@ -166,7 +166,7 @@ def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, d
 
 
 @nb.njit(nogil=True, cache=True)
-def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits):
+def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits):
     """Keep the listed documents whose score could still reach θ, a group's sum with the most the
     units left add to that group (rest[g, r]); the others are unmarked, their sums zeroed. Returns
     how many are kept."""
@@ -177,7 +177,7 @@ def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits):
         best = acc[0, j] + rest[0, r]
         for g in range(1, n_acc):
             best = max(best, acc[g, j] + rest[g, r])
-        if _f32_bits(best * PRUNE_SLACK, cell, cell_bits) >= theta:
+        if _f32_bits(best * PRUNE_SLACK) >= theta:
             kept += 1
         else:
             for g in range(n_acc):
@@ -365,8 +365,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     q_ptr, c_field, c_term, c_weight = clauses
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
-    sel, tmp, hist, cell = selection
-    cell_bits = cell.view(np.uint32)
+    sel, tmp, hist = selection
     n_docs = rank.shape[0]
     window = acc.shape[1]
     max_clauses = _max_clauses(q_ptr)
@@ -441,7 +440,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                     most = rest[0, n_essential - 1]
                     for g in range(1, n_acc):
                         most = max(most, rest[g, n_essential - 1])
-                    if _f32_bits(most * PRUNE_SLACK, cell, cell_bits) >= theta:
+                    if _f32_bits(most * PRUNE_SLACK) >= theta:
                         break
                     n_essential -= 1
             nt = 0
@@ -449,7 +448,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 if r >= n_essential:
                     if nt == 0:
                         break
-                    nt = _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits, cell, cell_bits)
+                    nt = _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits)
                 u = order[r]
                 nt, got = _score_unit(bm25f, first, ustart[u], ustart[u + 1], start, c_field, c_weight, c_group,
                                       c_idf, k1, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, wbits, wtouched, nt,
@@ -461,11 +460,11 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 for g in range(n_acc):
                     acc[g, j] = 0.0
                 wbits[j >> 6] = 0
-                bits = _f32_bits(s * (1.0 + eps), cell, cell_bits)
-                if reordered and bits >= theta and bits != _f32_bits(s * (1.0 - eps), cell, cell_bits):
+                bits = _f32_bits(s * (1.0 + eps))
+                if reordered and bits >= theta and bits != _f32_bits(s * (1.0 - eps)):
                     s = _exact_score(bm25f, first, n_u, ustart, start + j, c_field, c_weight, c_group, c_idf, k1,
                                      docs, tfs, norms, lucene, ys, y_base, cursor, ends, sums, n_acc)
-                bits = _f32_bits(s, cell, cell_bits)
+                bits = _f32_bits(s)
                 keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
                 m += bits >= theta
             for i in range(n_cl):

@@ -516,7 +516,7 @@ class Searcher:
             buf = self._local.buf = {
                 "wacc": np.zeros(w, np.float64), "wtouched": np.empty(w, np.int64),
                 "wbits": np.zeros(w // 64, np.uint64),
-                "hist": np.empty(topk.N_BUCKETS, np.int64), "cell": np.empty(1, np.float32),
+                "hist": np.empty(topk.N_BUCKETS, np.int64),
             }
         if len(buf.get("sel", ())) < k:
             buf["sel"], buf["tmp"] = np.empty(k, np.uint64), np.empty(k, np.uint64)
@@ -619,7 +619,7 @@ class Searcher:
         postings = self._packed if self._packed is not None else topk.Postings(self._offsets, self._docs, self._tfs)
         ranking = topk.Ranking(self._rank, self._rank_to_doc, self._rank_bits, k)
         out = topk.TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
-        selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
+        selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"])
         if lay.name in GROUPED_LAYOUTS and self.prune:
             bm25f = lay.name == "bm25f"
             n_acc = 1 if bm25f else len(lay.weights)  # multifield-max: one sum per field
