@@ -140,15 +140,6 @@ def _norm_at(postings, ys, base, p, nf, d):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _partial(acc, n_acc, j):
-    """The best of a window document's group sums so far (its score, once complete)."""
-    s = acc[0, j]
-    for g in range(1, n_acc):
-        s = max(s, acc[g, j])
-    return s
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
 def _is_set(wbits, j):
     return (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE
 
@@ -408,6 +399,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     sums = np.zeros(n_acc, np.float64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
+    redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order
     y_maxima = lucene and ys.shape[0] > 0
     read = 0
     for q in range(q_ptr.shape[0] - 1):
@@ -477,16 +469,34 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                                       c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, wbits,
                                       wtouched, nt, pseudo, ptouched, r < n_essential, lookup_ratio)
                 read += got
-            for i in range(nt):  # the window's documents are complete
-                j = wtouched[i]
-                s = _partial(acc, n_acc, j)
-                for g in range(n_acc):
+            # the window's documents are complete: keyed, or (their float32 may depend on the order of the sum)
+            # listed to be summed again in the query's order after this loop, not in it. Measured at NQ size:
+            # the rare call out of the loop and each group sum cleared as it is read took the kernel to
+            # 0.89-0.95x; the same with the sums read first and cleared in a second loop, to 1.3x.
+            n_redo = 0
+            for i in range(nt):
+                j = np.uint64(wtouched[i])
+                s = acc[0, j]  # the best group sum, each cleared as read
+                acc[0, j] = 0.0
+                for g in range(1, n_acc):
+                    s = max(s, acc[g, j])
                     acc[g, j] = 0.0
-                wbits[j >> 6] = 0
-                bits = _f32_bits(s * (1.0 + eps))
-                if reordered and bits >= theta and bits != _f32_bits(s * (1.0 - eps)):
-                    s = _exact_score(bm25f, first, n_u, ustart, start + j, c_field, c_weight, c_group, c_idf, k1,
-                                     docs, tfs, norms, lucene, ys, y_base, cursor, ends, sums, n_acc)
+                wbits[j >> np.uint64(6)] = 0
+                bits = _f32_bits(s)
+                if reordered:
+                    upper = _f32_bits(s * (1.0 + eps))
+                    again = upper >= theta and upper != _f32_bits(s * (1.0 - eps))
+                    redo[n_redo] = np.int64(j)
+                    n_redo += again
+                    keep = not again
+                else:
+                    keep = True
+                keys[m] = (bits << np.uint64(32)) | (np.uint64(start) + j)
+                m += keep and bits >= theta
+            for x in range(n_redo):
+                j = redo[x]
+                s = _exact_score(bm25f, first, n_u, ustart, start + j, c_field, c_weight, c_group, c_idf, k1,
+                                 docs, tfs, norms, lucene, ys, y_base, cursor, ends, sums, n_acc)
                 bits = _f32_bits(s)
                 keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
                 m += bits >= theta
