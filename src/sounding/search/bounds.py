@@ -64,10 +64,11 @@ def _block_max(b, span, docs, tfs, norms, mode):
 
 
 @nb.njit(nogil=True, cache=True)
-def fill_lists(starts, ends, fields, span, docs, tfs, norms, mode, impacts, imp_base, maxima):
+def fill_lists(starts, ends, fields, span, docs, tfs, norms, mode, impacts, imp_base, maxima, posting_norms=False):
     """For each list i (postings starts[i]..ends[i]−1 of field fields[i]): its impacts into
-    impacts[p − imp_base] (when `impacts` is not empty) and the maximum of every block holding one
-    of its postings into maxima[b], in one pass. A block shared with a neighbouring list gets the
+    impacts[p − imp_base] (when `impacts` is not empty), or with `posting_norms` each posting's document
+    norm norms[fields[i], docs[p]] (what the grouped kernel reads beside tf, in posting order), and the
+    maximum of every block holding one of its postings into maxima[b], in one pass. A block shared with a neighbouring list gets the
     maximum over all its postings, so every block gets the same value whichever of its lists is
     made first (or both, by two threads at once), the value made for the whole span at once."""
     keep = impacts.shape[0] > 0
@@ -82,9 +83,10 @@ def fill_lists(starts, ends, fields, span, docs, tfs, norms, mode, impacts, imp_
             m = np.float32(0.0)
             # unsigned indices: numba then emits no negative-index wraparound (a third less time)
             for p in range(np.uint64(max(s, a)), np.uint64(min(e, z))):
-                v = _part(np.float32(tfs[p]), nf[docs[p]], mode)
+                nd = nf[docs[p]]
+                v = _part(np.float32(tfs[p]), nd, mode)
                 if keep:
-                    impacts[p - ub] = v
+                    impacts[p - ub] = nd if posting_norms else v
                 m = max(m, v)
             if s < a or e > z:  # the block holds postings of other lists too
                 m = _block_max(b, span, docs, tfs, norms, mode)

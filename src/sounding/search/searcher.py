@@ -467,7 +467,7 @@ class Searcher:
                 a, z = part
                 bounds.fill_lists(starts[a:z], ends[a:z], fields[a:z], setting["span"], self._docs, self._tfs,
                                   setting["norms"], setting["mode"], setting["impacts"], setting["impact_base"],
-                                  setting["maxima"])
+                                  setting["maxima"], setting["posting_norms"])
 
             if len(parts) > 1:
                 with ThreadPoolExecutor(len(parts), thread_name_prefix="sounding-setting") as pool:
@@ -475,7 +475,7 @@ class Searcher:
             else:
                 fill(parts[0])
             filled[keys] = True
-            if len(setting["impacts"]):  # the sum kernel reads these impacts, not tfs: let their pages go
+            if len(setting["impacts"]) and not setting["posting_norms"]:  # these impacts are read, not tfs: let their pages go
                 span = setting["span"]
                 _release_pages(self._tfs[span.base : span.hi])
         return time.perf_counter() - start
@@ -543,7 +543,7 @@ class Searcher:
             buf = self._local.buf = {
                 "wacc": np.zeros(w, np.float64), "wtouched": np.empty(w, np.int64),
                 "wbits": np.zeros(w // 64, np.uint64),
-                "hist": np.empty(topk.N_BUCKETS, np.int64), "cell": np.empty(1, np.float32),
+                "hist": np.empty(topk.N_BUCKETS, np.int64),
             }
         if len(buf.get("sel", ())) < k:
             buf["sel"], buf["tmp"] = np.empty(k, np.uint64), np.empty(k, np.uint64)
@@ -607,7 +607,7 @@ class Searcher:
         product = lucene or lay.name == "bm25f"
         searched = [fields.index(f) for f in lay.weights]
         setting = {"norms": norms, "impacts": np.zeros(0, np.float32), "impact_base": 0, "maxima_base": 0,
-                   "lay_fields": lay_fields, "lay_weights": lay_weights, "filled": None,
+                   "lay_fields": lay_fields, "lay_weights": lay_weights, "filled": None, "posting_norms": False,
                    "min_y": np.ones(len(fields), np.float32)}
         if self._packed is not None:
             setting["maxima"] = self._packed_maxima(norms, searched, product)
@@ -619,9 +619,13 @@ class Searcher:
             return setting
         lo = int(min(self._offsets[f, 0] for f in searched))
         hi = int(max(self._offsets[f, -1] for f in searched))
-        # the sum kernel reads impacts, not tfs; with Lucene's arithmetic the sum and multifield-max kernels read y
+        # the sum kernel reads impacts, not tfs; with Lucene's arithmetic the sum and multifield-max kernels read y;
+        # the grouped kernel's default arithmetic (and bm25f's) reads tfs and each posting's document norm, kept
+        # per posting in the impacts' place (`posting_norms`): read in order, not gathered from the norms
         mode = bounds.PRODUCT if lay.name == "bm25f" else bounds.LUCENE_Y if lucene else bounds.IMPACT
-        if lay.name in SUM_LAYOUTS or lucene:
+        setting["posting_norms"] = lay.name in GROUPED_LAYOUTS and not lucene
+        parts = lay.name in SUM_LAYOUTS or lucene
+        if parts or setting["posting_norms"]:
             setting["impacts"], setting["impact_base"] = _unwritten(hi - lo, np.float32), lo
         if lucene:  # 1 + each searched field's smallest 1/norm: the least y (grouped._exact_sums)
             min_y = setting["min_y"]
@@ -629,7 +633,7 @@ class Searcher:
                 min_y[f] = np.float32(1.0) + norms[f].min()
         # a block's maximum spans every field's postings in it when impacts are kept (an unread field's
         # norm is 0: impact 1), the searched fields' only otherwise
-        on = np.ones(len(fields), np.bool_) if len(setting["impacts"]) else np.isin(np.arange(len(fields)), searched)
+        on = np.ones(len(fields), np.bool_) if parts else np.isin(np.arange(len(fields)), searched)
         span = bounds.Span(lo, hi, self._offsets[:, 0].copy(), self._offsets[:, -1].copy(), on)
         setting.update(maxima=np.zeros(-(-(hi - lo) // bounds.BLOCK), np.float32), maxima_base=lo, span=span,
                        mode=mode, lock=threading.Lock(),
@@ -656,7 +660,7 @@ class Searcher:
         rank, rank_to_doc = self._reversed_ranks if ascending_ties else (self._rank, self._rank_to_doc)
         ranking = topk.Ranking(rank, rank_to_doc, self._rank_bits, k)
         out = topk.TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
-        selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"], buf["cell"])
+        selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"])
         if lay.name in GROUPED_LAYOUTS and self.prune:
             bm25f = lay.name == "bm25f"
             n_acc = 1 if bm25f else len(lay.weights)  # multifield-max: one sum per field

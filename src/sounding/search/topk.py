@@ -21,11 +21,28 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
-from numba.extending import overload
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic, overload
 
 from ..index.packed import decode_list
 
 _F32_ONE = np.float32(1.0)
+
+
+@intrinsic
+def _f32_as_u32(typingctx, x):
+    """A float32's bits as a uint32, in a register: the kernels turn every candidate's score into these bits
+    (to rank it, to compare it with the threshold), and a round trip through a scratch cell in memory
+    cost a store and a dependent load each time."""
+    if x != types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return types.uint32(types.float32), codegen
+
+
 DIGIT_BITS = 11  # radix digit: 2,048 counters stay in L1
 N_BUCKETS = 1 << DIGIT_BITS
 
@@ -63,11 +80,12 @@ class TopK(NamedTuple):
 
 
 class Selection(NamedTuple):
-    """Scratch of the top-k selection: candidate keys (k), their copy, the radix histogram, one cell."""
+    """Scratch of the top-k selection: candidate keys (k), their copy, the radix histogram."""
     sel: np.ndarray
     tmp: np.ndarray
     hist: np.ndarray
-    cell: np.ndarray
+
+
 def term_postings(postings, f, t, dbuf, tbuf):
     """A term's documents and term frequencies in compiled code: views of raw postings (Postings), or
     packed ones (windowed_packed.PackedPostings) decoded into dbuf and tbuf (each ≥ the list long)."""
@@ -245,14 +263,13 @@ def _select_top(keys, n, k, nbits, out, tmp, hist):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _f32_bits(x, cell, cell_bits):
-    """IEEE bits of float32(x) (order-preserving for x ≥ 0), through a one-element scratch array."""
-    cell[0] = np.float32(x)
-    return np.uint64(cell_bits[0])
+def _f32_bits(x):
+    """IEEE bits of float32(x) (order-preserving for x ≥ 0)."""
+    return np.uint64(_f32_as_u32(np.float32(x)))
 
 
 @nb.njit(nogil=True, cache=True)
-def _rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, tmp, hist, out_docs, out_bits, cell, cell_bits):
+def _rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, tmp, hist, out_docs, out_bits):
     """Top k of the touched documents by (float32(acc), rank); clears acc[touched]; returns the
     count. `keys` may share `touched`'s memory (key i is written after touched[i] is read).
 
@@ -266,14 +283,14 @@ def _rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, t
     if n <= 4 * k:  # most documents are in the top k anyway: key them all at once
         for i in range(n):
             d = touched[i]
-            bits = _f32_bits(acc[d], cell, cell_bits)
+            bits = _f32_bits(acc[d])
             acc[d] = 0.0
             keys[i] = (bits << rb) | np.uint64(rank[d])
         return _emit(keys, n, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs, out_bits)
     hist[:] = 0
     for i in range(n):
         d = touched[i]
-        bits = _f32_bits(acc[d], cell, cell_bits)
+        bits = _f32_bits(acc[d])
         acc[d] = 0.0
         keys[i] = (bits << np.uint64(32)) | np.uint64(d)
         hist[bits >> np.uint64(31 - DIGIT_BITS)] += 1
@@ -314,8 +331,7 @@ def search_sum(clauses, c_group, n_groups, combine_max, postings, norms, lucene,
     q_ptr, c_field, c_term, c_weight = clauses
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
-    sel, tmp, hist, cell = selection
-    cell_bits = cell.view(np.uint32)
+    sel, tmp, hist = selection
     keys = touched.view(np.uint64)
     for q in range(q_ptr.shape[0] - 1):
         n = 0
@@ -353,7 +369,7 @@ def search_sum(clauses, c_group, n_groups, combine_max, postings, norms, lucene,
                 acc[g, d] = 0.0
             total[d] = score
         out_n[q] = _rank_touched(total, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, tmp, hist,
-                                 out_docs[q], out_bits[q], cell, cell_bits)
+                                 out_docs[q], out_bits[q])
     return 0
 
 
@@ -367,8 +383,7 @@ def search_bm25f(clauses, c_group, c_idf, k1, postings, inv_norms, ranking, out,
     q_ptr, c_field, c_term, c_weight = clauses
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
-    sel, tmp, hist, cell = selection
-    cell_bits = cell.view(np.uint32)
+    sel, tmp, hist = selection
     keys = touched.view(np.uint64)
     for q in range(q_ptr.shape[0] - 1):
         n = 0
@@ -399,5 +414,5 @@ def search_bm25f(clauses, c_group, c_idf, k1, postings, inv_norms, ranking, out,
                 n += a == 0.0
                 acc[d] = a + term_idf * x * (k1 + 1.0) / (x + k1)
         out_n[q] = _rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, tmp, hist,
-                                 out_docs[q], out_bits[q], cell, cell_bits)
+                                 out_docs[q], out_bits[q])
     return 0

@@ -134,26 +134,26 @@ def _window_end(docs, p, hi, stop):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _drop_hopeless(rest, theta, wacc, wtouched, nt, wbits, cell, cell_bits):
+def _drop_hopeless(rest, theta, wacc, wtouched, nt, wbits):
     """Keep the window's documents whose score could still reach θ with `rest` more, their bit set;
     the others leave the touched list, their accumulator zeroed and bit cleared. Returns how many
     are kept."""
     kept = 0
     for i in range(nt):
-        j = wtouched[i]
-        wtouched[kept] = j
-        if _f32_bits((wacc[j] + rest) * PRUNE_SLACK, cell, cell_bits) >= theta:
+        j = np.uint64(wtouched[i])
+        wtouched[kept] = np.int64(j)
+        if _f32_bits((wacc[j] + rest) * PRUNE_SLACK) >= theta:
             kept += 1
-            wbits[j >> 6] |= _ONE << np.uint64(j & 63)
+            wbits[j >> np.uint64(6)] |= _ONE << (j & np.uint64(63))
         else:
             wacc[j] = 0.0
-            wbits[j >> 6] &= ~(_ONE << np.uint64(j & 63))
+            wbits[j >> np.uint64(6)] &= ~(_ONE << (j & np.uint64(63)))
     return kept
 
 
 @nb.njit(nogil=True, cache=True)
 def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, impacts, imp_base, lucene, rest, theta,
-                cursor, ends, wacc, wtouched, nt, wbits, cell, cell_bits):
+                cursor, ends, wacc, wtouched, nt, wbits):
     """Add the non-essential clauses of one window to the documents the essential ones found, in
     clause order, dropping documents that can no longer reach θ as the clauses left shrink.
     Postings are read one by one (a bit test each) when they are few per document, else each
@@ -161,7 +161,7 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, i
     the number of postings read or looked up."""
     read = 0
     for i in range(n_essential, n_cl):
-        nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits, cell, cell_bits)
+        nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits)
         if nt == 0:
             break
         w = c_weight[first + i]
@@ -183,11 +183,12 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, i
                     j = np.uint64(docs[at]) - u_start
                     if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
                         wacc[j] += _lucene_part(w, impacts[at - u_base])
-            else:
+            else:  # no branch on the bit (about one posting in five is a listed document's, at random): an unlisted
+                #      document's accumulator is 0 and gets + 0.0. Not for Lucene's: a division per posting read costs more.
                 for at in range(np.uint64(p), np.uint64(end)):
                     j = np.uint64(docs[at]) - u_start
-                    if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
-                        wacc[j] += w * impacts[at - u_base]
+                    x = w * impacts[at - u_base]
+                    wacc[j] += x if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE else 0.0
     return nt, read
 
 
@@ -213,8 +214,7 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
     wacc, wtouched, wbits = window
-    sel, tmp, hist, cell = selection
-    cell_bits = cell.view(np.uint32)
+    sel, tmp, hist = selection
     n_docs = rank.shape[0]
     window = wacc.shape[0]
     max_clauses = _max_clauses(q_ptr)
@@ -246,7 +246,7 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
                 rest[i] = rest[i + 1] + bound
             n_essential = n_cl  # clauses from n_essential on cannot bring a new document in
             if prune and theta > 0:
-                while n_essential > 0 and _f32_bits(rest[n_essential - 1] * PRUNE_SLACK, cell, cell_bits) < theta:
+                while n_essential > 0 and _f32_bits(rest[n_essential - 1] * PRUNE_SLACK) < theta:
                     n_essential -= 1
             nt = 0
             for i in range(n_essential):  # every posting; remember first touches
@@ -272,11 +272,11 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
                         wacc[j] = a + w * impacts[p - u_base]
             if n_essential < n_cl and nt > 0:
                 nt, looked = _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, impacts, imp_base,
-                                         lucene, rest, theta, cursor, ends, wacc, wtouched, nt, wbits, cell, cell_bits)
+                                         lucene, rest, theta, cursor, ends, wacc, wtouched, nt, wbits)
                 read += looked
             for i in range(n_cl):
                 cursor[i] = ends[i]
-            m = _close_window(wacc, wbits, wtouched, nt, start, cell, cell_bits, keys, m, theta)
+            m = _close_window(wacc, wbits, wtouched, nt, start, keys, m, theta)
             if m >= compact_at:
                 keys, m, theta = _raise_theta(keys, m, k, hist, window)
         _rank_ties(keys, m, rank, rank_bits)
@@ -285,15 +285,15 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _close_window(wacc, wbits, wtouched, nt, start, cell, cell_bits, keys, m, theta):
+def _close_window(wacc, wbits, wtouched, nt, start, keys, m, theta):
     """The window's documents are complete: clear their accumulators and keep (score bits, document)
     keys of those that can rank; the new count of keys."""
     for i in range(nt):
-        j = wtouched[i]
-        bits = _f32_bits(wacc[j], cell, cell_bits)
+        j = np.uint64(wtouched[i])  # unsigned, as in the kernels' loops (no wraparound checks): 0.94-0.96x here
+        bits = _f32_bits(wacc[j])
         wacc[j] = 0.0
-        wbits[j >> 6] = 0
-        keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
+        wbits[j >> np.uint64(6)] = 0
+        keys[m] = (bits << np.uint64(32)) | (np.uint64(start) + j)
         m += bits >= theta
     return m
 

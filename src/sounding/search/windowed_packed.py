@@ -328,9 +328,8 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
     rank, rank_to_doc, rank_bits, k = ranking
     out_docs, out_bits, out_n = out
     wacc, wtouched, wbits = window
-    sel, tmp, hist, cell = selection
+    sel, tmp, hist = selection
     h_at, hdocs, hvals = held
-    cell_bits = cell.view(np.uint32)
     n_docs = rank.shape[0]
     window = wacc.shape[0]
     max_clauses = _max_clauses(q_ptr)
@@ -401,7 +400,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                 rest[i] = rest[i + 1] + bound
             n_essential = n_cl  # clauses from n_essential on cannot bring a new document in
             if prune and theta > 0:
-                while n_essential > 0 and _f32_bits(rest[n_essential - 1] * PRUNE_SLACK, cell, cell_bits) < theta:
+                while n_essential > 0 and _f32_bits(rest[n_essential - 1] * PRUNE_SLACK) < theta:
                     n_essential -= 1
             nt = 0
             for i in range(n_essential):  # every posting; remember first touches
@@ -418,7 +417,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                 read += r
             if n_essential < n_cl and nt > 0:
                 for i in range(n_essential, n_cl):  # the rest only add to the documents found
-                    nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits, cell, cell_bits)
+                    nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits)
                     if nt == 0:
                         break
                     if eb[i] < 0:
@@ -462,7 +461,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
             for i in range(n_cl):  # held lists move past the window (the others seek at the next one)
                 if hat[i] >= 0:
                     hp[i] = he[i]
-            m = _close_window(wacc, wbits, wtouched, nt, start, cell, cell_bits, keys, m, theta)
+            m = _close_window(wacc, wbits, wtouched, nt, start, keys, m, theta)
             if m >= compact_at:
                 keys, m, theta = _raise_theta(keys, m, k, hist, window)
         _rank_ties(keys, m, rank, rank_bits)
