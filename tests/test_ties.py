@@ -96,3 +96,14 @@ def test_shards_cut_ties_as_one_index(tmp_path):
     sharded = ShardedSearcher(tmp_path / "sh").search({"q": "same words here"}, k=3, lucene_norms=True,
                                                      anserini_ties=True)
     assert sharded.to_run() == one.to_run() and list(one.to_run()["q"]) == ["top", "d00", "d01"]
+
+
+def test_lucene_ties_with_proximity_is_refused(tmp_path):
+    from sounding.datasets import Document
+    from sounding.errors import SoundingError
+    from sounding.index import build_index
+    from sounding.search import Searcher
+
+    build_index([Document("a", "t", "x y", 1)], tmp_path / "ix", workers=1, positions=True)
+    with pytest.raises(SoundingError, match="lucene_ties"):
+        Searcher(tmp_path / "ix").search({"q": "x"}, k=1, lucene_ties=True, proximity=0.5)

@@ -192,7 +192,8 @@ class Searcher:
         `anserini_ties` hands back what Pyserini writes: ties ordered by id ascending, Anserini's
         ScoreTiesAdjusterReranker and "%.6f" scores (with `lucene_norms`: Pyserini's run, exactly).
         `lucene_ties` keeps, of the documents tied at the cut, those first in docid byte order, as Lucene
-        does (the hits then run score descending, id ascending); `anserini_ties` implies it.
+        does (the hits then run score descending, id ascending); `anserini_ties` implies it, but for a
+        proximity bonus, which reorders the top k afterwards (the ties are then re-picked from the top 2k).
         """
         # Checked here, before any compiled kernel sees them: a negative k1 or b outside [0, 1] can
         # make the pruning bounds meaningless (endless loops), and a huge k allocates for hits that
@@ -208,6 +209,9 @@ class Searcher:
         items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
         if lucene_norms and lay.name == "bm25f":
             raise SoundingError("lucene_norms applies to Lucene's BM25 layouts (flat, multifield, multifield-max), not bm25f")
+        if lucene_ties and proximity:
+            raise SoundingError("lucene_ties cuts the kernels' top k in Lucene's order; a proximity bonus reorders it "
+                                "afterwards (anserini_ties re-picks the ties from the top 2k then)")
         if proximity and self.index.positions is None:
             raise SoundingError(f"{self.index.root}: proximity needs positions; rebuild with `sounding index --positions`")
         for name, w in lay.weights.items():
@@ -230,13 +234,13 @@ class Searcher:
         # Lucene keeps, of the documents tied at the cut, those with the lowest ids: the kernels cut in that order
         # (`_run_block`'s ascending_ties). A proximity bonus reorders the top k afterwards: with Anserini's ties it
         # gets the top 2k to re-pick the ties from, as it gets its candidates.
-        lucene_ties = (lucene_ties or anserini_ties) and not proximity
+        ascending_ties = lucene_ties or (anserini_ties and not proximity)
         k_out, k = k, (2 * k if anserini_ties and proximity else k)
         out_docs = np.full((n_q, k), -1, dtype=np.int64)
         out_scores = np.zeros((n_q, k), dtype=np.float32)
         out_n = np.zeros(n_q, dtype=np.int64)
         run = partial(self._run_block, lay, k1, lucene_norms, setting, clauses, k, out_docs, out_scores, out_n,
-                      ascending_ties=lucene_ties)
+                      ascending_ties=ascending_ties)
         n_blocks = max(1, min(threads, n_q))
         if n_blocks == 1:
             self.postings_read = run(0, n_q)
