@@ -125,3 +125,15 @@ def test_made_ranges_join_near_lists(monkeypatch):
     got = setting_cache.made_ranges(starts, ends)
     assert got.tolist() == [[0, 1070], [3000, 3010], [5000, 5001]]
     assert setting_cache.made_ranges(np.zeros(0, np.int64), np.zeros(0, np.int64)).shape == (0, 2)
+
+
+def test_settings_made_by_other_code_are_removed_on_save(index, tmp_path, monkeypatch):
+    _run(index, _queries(7, 20), tmp_path / "a.run")
+    (old,) = _files(index)
+    monkeypatch.setattr(setting_cache, "arithmetic_source", lambda: "other code")
+    s = Searcher(index)
+    s.search([])
+    assert not s._settings.value["filled"].any()  # made by other code: not mapped
+    _run(index, _queries(7, 20), tmp_path / "b.run")
+    (new,) = _files(index)
+    assert new != old and not old.exists()

@@ -20,6 +20,7 @@ was: the cache is skipped, never an error.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import mmap
 import os
@@ -42,12 +43,13 @@ def setting_key(params: dict) -> str:
     return digest(json.dumps(params, sort_keys=True))[:32]
 
 
+@functools.cache
 def arithmetic_source() -> str:
-    """The source of the code that makes a setting's values: a cached setting made by other code is
-    not used (its key differs)."""
-    from . import bm25, bounds
+    """A digest of the code that makes a setting's values (the norms, impacts and maxima): a cached
+    setting made by other code is not used (its key differs)."""
+    from . import bm25, bounds, searcher
 
-    return digest(*(Path(m.__file__).read_text(encoding="utf-8") for m in (bm25, bounds)))
+    return digest(*(Path(m.__file__).read_text(encoding="utf-8") for m in (bm25, bounds, searcher)))
 
 
 def made_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -153,7 +155,18 @@ def save(folder: Path, params: dict, made: np.ndarray, maxima: np.ndarray, impac
         with contextlib.suppress(OSError):
             tmp.unlink()
         return None
+    _remove_other_code(folder, params.get("code"))
     return path
+
+
+def _remove_other_code(folder: Path, code) -> None:
+    """Remove the settings made by other code than this (their keys differ: no search of this code maps them)."""
+    for other in folder.glob("*" + SUFFIX):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            with open(other, "rb") as f:
+                made_by = json.loads(f.read(PAGE).rstrip(b"\0").decode("utf-8"))["params"].get("code")
+            if made_by != code:
+                other.unlink()
 
 
 def _pwrite_all(fd: int, data: memoryview, offset: int) -> None:
