@@ -112,10 +112,6 @@ def search_cmd(
     tag: Tag = "sounding",
     ray: str = typer.Option(None, "--ray", help="a sharded index: search its shards on Ray (" + RAY_HELP + ")"),
     num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs of a local Ray instance (--ray local)"),
-    setting_cache: bool = typer.Option(True, "--setting-cache/--no-setting-cache",
-                                       help="keep the BM25 setting's lists this search made in the index folder "
-                                       "(settings/ in its generation) and map them in a later search of the same "
-                                       "setting; the run is the same either way"),
 ) -> None:
     """Search an index with BM25 and write a TREC run file (gzip for a .gz name). A sharded index is
     searched shard by shard with merged statistics and an exact top-k merge: the same run file."""
@@ -130,9 +126,7 @@ def search_cmd(
                                dict(layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
                                     title_weight=title_weight, proximity=proximity, typos=typos,
                                     anserini_ties=anserini_ties))
-    searcher = Searcher(index)
-    searcher.setting_cache = setting_cache
-    stats = search_to_run(searcher, load_queries(queries), run, tag=tag, remove_self_hits=remove_self_hits,
+    stats = search_to_run(Searcher(index), load_queries(queries), run, tag=tag, remove_self_hits=remove_self_hits,
                           layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
                           title_weight=title_weight, proximity=proximity, typos=typos, anserini_ties=anserini_ties)
     _notes(stats)

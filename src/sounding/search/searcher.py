@@ -163,8 +163,6 @@ class Searcher:
         self._analysed_batches: dict[tuple, list] = {}  # the last two batches' analysed texts (`_analysed`)
         self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
         self.prune = True
-        # raw postings: a setting's lists are mapped from the file `save_setting` wrote beside the index, if any
-        self.setting_cache = True
         self.postings_read = 0  # by the last search's pruned kernel (read in full or looked up): a diagnostic
 
     # -- public -------------------------------------------------------------------------------
@@ -481,7 +479,6 @@ class Searcher:
             else:
                 fill(parts[0])
             filled[keys] = True
-            setting["made_here"] = True
             if len(setting["impacts"]) and not setting["posting_norms"]:  # these impacts are read, not tfs: let their pages go
                 span = setting["span"]
                 _release_pages(self._tfs[span.base : span.hi])
@@ -645,53 +642,7 @@ class Searcher:
         setting.update(maxima=np.zeros(-(-(hi - lo) // bounds.BLOCK), np.float32), maxima_base=lo, span=span,
                        mode=mode, lock=threading.Lock(),
                        filled=np.zeros(self._offsets.shape[0] * (self._offsets.shape[1] - 1), np.bool_))
-        setting["cache_params"] = self._cache_params(lay, k1, b, lucene, setting)
-        setting["made_here"] = False  # lists made since the setting was made or mapped (`save_setting`)
-        if self.setting_cache:
-            from . import setting_cache
-
-            found = setting_cache.load(self.index.folder, setting["cache_params"], len(setting["filled"]),
-                                       len(setting["maxima"]), len(setting["impacts"]))
-            if found is not None:
-                setting["filled"], setting["maxima"], setting["impacts"] = found
         return setting
-
-    def _cache_params(self, lay: Layout, k1, b, lucene, setting: dict) -> dict:
-        """What a raw setting's made lists depend on: the index's postings and lengths, the statistics scored
-        with, the layout, k1, b, the arithmetic (and its code): `setting_cache`'s key."""
-        from .setting_cache import VERSION, arithmetic_source
-
-        ix, span = self.index, setting["span"]
-        stats = {f: [float(self._field_stats[f].sum_length), int(self._field_stats[f].doc_count)] for f in lay.weights}
-        files = {n: ix.manifest.checksums.get(n) for n in ("docs.npy", "tfs.npy", "lengths.npy", "offsets.npy")}
-        return dict(version=VERSION, generation=ix.folder.name, files=files, n_docs=int(ix.n_docs), layout=lay.name,
-                    weights=[[f, float(w)] for f, w in lay.weights.items()],
-                    field_b=[[f, None if v is None else float(v)] for f, v in sorted(lay.field_b.items())],
-                    k1=float(k1), b=float(b), lucene=bool(lucene), stats=stats, mode=int(setting["mode"]),
-                    posting_norms=bool(setting["posting_norms"]), span=[int(span.base), int(span.hi)],
-                    on=span.field_on.tolist(), code=arithmetic_source())
-
-    def save_setting(self) -> bool:
-        """Write the lists the last BM25 setting (raw postings) has made to a file beside the index, which a
-        later Searcher's same setting maps instead of making them (`setting_cache`; ~0.5–1 s of a
-        `sounding search` at NQ size). Only when this process made lists the file lacks; False when nothing
-        was written (nothing new, the cache off, or a folder that cannot be written: the search is the same)."""
-        setting = self._settings.value
-        if not self.setting_cache or not setting or not setting.get("made_here"):
-            return False
-        from . import setting_cache
-
-        with setting["lock"]:
-            n_terms = self._offsets.shape[1] - 1
-            fields, terms = np.divmod(np.flatnonzero(setting["filled"]), n_terms)
-            base = setting["impact_base"]
-            ranges = (setting_cache.made_ranges(self._offsets[fields, terms] - base, self._offsets[fields, terms + 1] - base)
-                      if len(setting["impacts"]) else np.zeros((0, 2), np.int64))
-            saved = setting_cache.save(self.index.folder, setting["cache_params"], setting["filled"], setting["maxima"],
-                                       setting["impacts"], ranges)
-            if saved is not None:
-                setting["made_here"] = False
-        return saved is not None
 
     @cached_property
     def _reversed_ranks(self) -> tuple[np.ndarray, np.ndarray]:

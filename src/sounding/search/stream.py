@@ -27,7 +27,7 @@ class RunStats:
     lines: int = 0
     bytes: int = 0
     search_seconds: float = 0.0  # the kernels' time (`Results.seconds`, summed)
-    setup_seconds: float = 0.0  # BM25 setting (each batch's lists, as it reads them, and saving them) and kernel load
+    setup_seconds: float = 0.0  # BM25 setting (each batch's lists, as it reads them) and kernel load
     write_seconds: float = 0.0  # formatting and writing the run (compression included), in a thread beside the search
     seconds: float = 0.0  # the whole call
     empty_queries: list[str] = field(default_factory=list)
@@ -97,9 +97,6 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
             pending.result()
         t = time.perf_counter()
     stats.write_seconds += time.perf_counter() - t  # the file's close (gzip's last block) and rename
-    t = time.perf_counter()
-    if searcher.save_setting():  # the setting's lists made here, for the next search of this setting
-        stats.setup_seconds += time.perf_counter() - t
     stats.lines, stats.bytes = writer.lines, writer.bytes
     stats.settings["empty_queries"] = stats.empty_queries
     stats.seconds = time.perf_counter() - start
