@@ -54,6 +54,9 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     order = sorted(items)
     stats = RunStats(Path(path), len(order))
     ix = searcher.index
+    # no query: the options checked, the BM25 setting made and the kernels loaded before any thread starts
+    checked = searcher.search([], **options)
+    stats.settings, stats.setup_seconds = dict(checked.settings), checked.setup_seconds
 
     def write(res) -> None:
         t = time.perf_counter()
@@ -69,11 +72,7 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-analysis") as ahead:
-        pending = pool.submit(lambda: writer.table)  # the ids read in the writer's thread, beside the kernels' load
-        # no query: the options checked, the BM25 setting made and the kernels loaded before the analysis thread
-        # starts (the ids, which `Results` holds, are being read meanwhile: this waits for them at its end)
-        checked = searcher.search([], **options)
-        stats.settings, stats.setup_seconds = dict(checked.settings), checked.setup_seconds
+        pending = pool.submit(lambda: writer.table)  # the ids read in the writer's thread, beside the first batch
         typos = dict(typos=options.get("typos", False), typo_factor=options.get("typo_factor", 0.5))
         analysed = None
         for i, a in enumerate(range(0, len(order), batch)):
