@@ -145,6 +145,18 @@ def _is_set(wbits, j):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
+def _listed(docs, p, e, u_start, wbits, hits):
+    """Postings p..e−1 whose window document (docs[p] − u_start) has its bit set, into hits, in order: without
+    a branch per posting, so that only those pay for their share. Returns their number."""
+    n = np.uint64(0)
+    for at in range(np.uint64(p), np.uint64(e)):
+        j = np.uint64(docs[at]) - u_start
+        hits[n] = np.int64(at)
+        n += _is_set(wbits, j)
+    return n
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
 def _mark(wbits, wtouched, nt, j):
     """List window document j if it is not marked yet, and mark it; the new count."""
     word = wbits[j >> np.uint64(6)]
@@ -231,11 +243,12 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
                     j = np.uint64(docs[p]) - u_start
                     nt = _mark(wbits, wtouched, nt, j)
                     row[j] += _lucene_part(w, ys[p - u_base])
-            else:
-                for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
-                    j = np.uint64(docs[p]) - u_start
-                    if _is_set(wbits, j):
-                        row[j] += _lucene_part(w, ys[p - u_base])
+            else:  # the listed documents' postings first, then their float32 division only (a branch on
+                #      each posting's bit, about one in five set, cost more)
+                n_hit = _listed(docs, cursor[ua], ends[ua], u_start, wbits, ptouched)
+                for h in range(n_hit):
+                    p = np.uint64(ptouched[h])
+                    row[np.uint64(docs[p]) - u_start] += _lucene_part(w, ys[p - u_base])
         elif essential:
             for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
                 d = np.uint64(docs[p])
