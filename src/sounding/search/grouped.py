@@ -212,7 +212,7 @@ def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits):
 
 @nb.njit(nogil=True, cache=True)
 def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, k1, postings, docs, tfs, norms, lucene,
-                ys, y_base, cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, essential, lookup_ratio):
+                ys, y_base, cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, hits, essential, lookup_ratio):
     """Add unit ua..uz−1 (its clauses) of one window. `essential`: every posting, first touches
     marked and listed; else only to listed documents, by a bit test per posting or (few documents)
     a binary search per document. Returns the new count of listed documents and the postings read."""
@@ -245,9 +245,9 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
                     row[j] += _lucene_part(w, ys[p - u_base])
             else:  # the listed documents' postings first, then their float32 division only (a branch on
                 #      each posting's bit, about one in five set, cost more)
-                n_hit = _listed(docs, cursor[ua], ends[ua], u_start, wbits, ptouched)
+                n_hit = _listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)
                 for h in range(n_hit):
-                    p = np.uint64(ptouched[h])
+                    p = np.uint64(hits[h])
                     row[np.uint64(docs[p]) - u_start] += _lucene_part(w, ys[p - u_base])
         elif essential:
             for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
@@ -273,10 +273,20 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
         nf = norms[c_field[c]]
         w = c_weight[c]
         read += ends[i] - cursor[i]
-        for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
-            d = np.uint64(docs[p])
-            j = d - u_start
-            if essential or _is_set(wbits, j):
+        if essential:
+            for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
+                d = np.uint64(docs[p])
+                j = d - u_start
+                y = pseudo[j]
+                ptouched[np.uint64(n_p)] = np.int64(j)
+                n_p += y == 0.0
+                pseudo[j] = y + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)
+        else:
+            n_hit = _listed(docs, cursor[i], ends[i], u_start, wbits, hits)
+            for h in range(n_hit):
+                p = np.uint64(hits[h])
+                d = np.uint64(docs[p])
+                j = d - u_start
                 y = pseudo[j]
                 ptouched[np.uint64(n_p)] = np.int64(j)
                 n_p += y == 0.0
@@ -294,13 +304,14 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
             row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
             nt = _mark(wbits, wtouched, nt, j)
     else:
-        for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
+        n_hit = _listed(docs, cursor[uz - 1], ends[uz - 1], u_start, wbits, hits)
+        for h in range(n_hit):
+            p = np.uint64(hits[h])
             d = np.uint64(docs[p])
             j = d - u_start
-            if _is_set(wbits, j):
-                y = pseudo[j] + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)
-                pseudo[j] = 0.0
-                row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
+            y = pseudo[j] + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)
+            pseudo[j] = 0.0
+            row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
     for x in range(n_p):
         j = np.uint64(ptouched[x])
         y = pseudo[j]
@@ -412,7 +423,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     sums = np.zeros(n_acc, np.float64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
-    redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order
+    redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order (before: the scans' `hits`)
     y_maxima = lucene and ys.shape[0] > 0
     read = 0
     for q in range(q_ptr.shape[0] - 1):
@@ -480,7 +491,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 u = order[r]
                 nt, got = _score_unit(bm25f, first, ustart[u], ustart[u + 1], start, c_field, c_weight, c_group,
                                       c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, wbits,
-                                      wtouched, nt, pseudo, ptouched, r < n_essential, lookup_ratio)
+                                      wtouched, nt, pseudo, ptouched, redo, r < n_essential, lookup_ratio)
                 read += got
             # the window's documents are complete: keyed, or (their float32 may depend on the order of the sum)
             # listed to be summed again in the query's order after this loop, not in it. Measured at NQ size:
