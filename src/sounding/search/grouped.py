@@ -243,12 +243,11 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
                     j = np.uint64(docs[p]) - u_start
                     nt = _mark(wbits, wtouched, nt, j)
                     row[j] += _lucene_part(w, ys[p - u_base])
-            else:  # the listed documents' postings first, then their float32 division only (a branch on
-                #      each posting's bit, about one in five set, cost more)
-                n_hit = _listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)
-                for h in range(n_hit):
-                    p = np.uint64(hits[h])
-                    row[np.uint64(docs[p]) - u_start] += _lucene_part(w, ys[p - u_base])
+            else:
+                for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                    j = np.uint64(docs[p]) - u_start
+                    if _is_set(wbits, j):
+                        row[j] += _lucene_part(w, ys[p - u_base])
         elif essential:
             for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
                 d = np.uint64(docs[p])
