@@ -39,7 +39,8 @@ from numba.extending import overload
 from ..index.packed import decode_list
 from .bounds import BLOCK_SHIFT
 from .topk import _emit, _f32_bits
-from .windowed import PRUNE_SLACK, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties, _window_end
+from .windowed import (PRUNE_SLACK, _listed, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties,
+                       _window_end)
 
 # Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
 # same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
@@ -142,18 +143,6 @@ def _norm_at(postings, ys, base, p, nf, d):
 @nb.njit(nogil=True, cache=True, inline="always")
 def _is_set(wbits, j):
     return (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _listed(docs, p, e, u_start, wbits, hits):
-    """Postings p..e−1 whose window document (docs[p] − u_start) has its bit set, into hits, in order: without
-    a branch per posting, so that only those pay for their share. Returns their number."""
-    n = np.uint64(0)
-    for at in range(np.uint64(p), np.uint64(e)):
-        j = np.uint64(docs[at]) - u_start
-        hits[n] = np.int64(at)
-        n += _is_set(wbits, j)
-    return n
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -422,7 +411,8 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     sums = np.zeros(n_acc, np.float64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
-    redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order (before: the scans' `hits`)
+    # a window's documents to sum again in the query's order; before that, the non-essential scans' `hits` (_listed)
+    redo = np.empty(window, np.int64)
     y_maxima = lucene and ys.shape[0] > 0
     read = 0
     for q in range(q_ptr.shape[0] - 1):

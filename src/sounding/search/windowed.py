@@ -151,6 +151,19 @@ def _drop_hopeless(rest, theta, wacc, wtouched, nt, wbits):
     return kept
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def _listed(docs, p, e, u_start, wbits, hits):
+    """The postings p..e−1 whose window document (docs[p] − u_start) has its bit set, into hits (int64), in
+    order; their number. Without a branch per posting (about one in five is set, at random): the scans of the
+    non-essential lists then read and add only those postings' shares."""
+    n = np.uint64(0)
+    for at in range(np.uint64(p), np.uint64(e)):
+        j = np.uint64(docs[at]) - u_start
+        hits[n] = np.int64(at)
+        n += (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE
+    return n
+
+
 @nb.njit(nogil=True, cache=True)
 def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, impacts, imp_base, lucene, rest, theta,
                 cursor, ends, wacc, wtouched, nt, wbits, hits):
@@ -181,13 +194,8 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, i
             read += end - p
             u_start = np.uint64(start)
             u_base = np.uint64(imp_base)
-            n_hit = np.uint64(0)
-            for at in range(np.uint64(p), np.uint64(end)):  # the postings of listed documents, in order
-                j = np.uint64(docs[at]) - u_start
-                hits[n_hit] = at
-                n_hit += (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE
-            for h in range(n_hit):  # then their shares
-                at = hits[h]
+            for h in range(_listed(docs, p, end, u_start, wbits, hits)):
+                at = np.uint64(hits[h])
                 wacc[np.uint64(docs[at]) - u_start] += _contribution(w, at, impacts, u_base, lucene)
     return nt, read
 
@@ -223,7 +231,7 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
     rest = np.zeros(max_clauses + 1, np.float64)  # rest[i]: the most clauses i.. add in the window
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
-    hits = np.empty(window, np.uint64)  # a non-essential clause's postings of listed documents, in a window
+    hits = np.empty(window, np.int64)  # a non-essential clause's postings of listed documents, in a window (_listed)
     read = 0
     for q in range(q_ptr.shape[0] - 1):
         first, end = q_ptr[q], q_ptr[q + 1]

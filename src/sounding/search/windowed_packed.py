@@ -33,8 +33,8 @@ import numpy as np
 
 from ..index.packed import BLOCK, BLOCK_SHIFT, _get, decode_block, decode_list
 from .topk import _emit, _f32_bits
-from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _lower_bound, _max_clauses,
-                       _raise_theta, _rank_ties, _window_end)
+from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _listed, _lower_bound,
+                       _max_clauses, _raise_theta, _rank_ties, _window_end)
 
 _F32_ONE = np.float32(1.0)
 _ONE = np.uint64(1)
@@ -304,13 +304,8 @@ def _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, 
             nt += a == 0.0
             wacc[j] = a + w * hvals[x]
     else:  # as windowed._score_rest: the listed documents' postings gathered first, then only theirs added
-        n_hit = np.uint64(0)
-        for x in range(np.uint64(p), np.uint64(e)):
-            j = np.uint64(hdocs[x]) - u_start
-            hits[n_hit] = x
-            n_hit += (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE
-        for h in range(n_hit):
-            x = hits[h]
+        for h in range(_listed(hdocs, p, e, u_start, wbits, hits)):
+            x = np.uint64(hits[h])
             wacc[np.uint64(hdocs[x]) - u_start] += _clause_bound(w, hvals[x], lucene)
     return nt
 
@@ -347,7 +342,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
     rest = np.zeros(max_clauses + 1, np.float64)  # rest[i]: the most clauses i.. add in the window
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
-    hits = np.empty(window, np.uint64)  # a non-essential held list's postings of listed documents, in a window
+    hits = np.empty(window, np.int64)  # a non-essential held list's postings of listed documents, in a window (_listed)
     read = 0
     for q in range(q_ptr.shape[0] - 1):
         first, end = q_ptr[q], q_ptr[q + 1]
@@ -436,7 +431,8 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                                 if at < e and np.int64(hdocs[at]) == start + j:
                                     wacc[j] += _clause_bound(w, hvals[at], lucene)
                         else:
-                            nt = _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, False, hits)
+                            nt = _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, False,
+                                            hits)
                             read += e - p
                     elif nt * lookup_ratio < (eb[i] - cb[i] + 1) * BLOCK:  # few documents: look each one up
                         read += nt
