@@ -39,8 +39,7 @@ from numba.extending import overload
 from ..index.packed import decode_list
 from .bounds import BLOCK_SHIFT
 from .topk import _emit, _f32_bits
-from .windowed import (PRUNE_SLACK, _listed, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties,
-                       _window_end)
+from .windowed import PRUNE_SLACK, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties, _window_end
 
 # Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
 # same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
@@ -201,7 +200,7 @@ def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits):
 
 @nb.njit(nogil=True, cache=True)
 def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, k1, postings, docs, tfs, norms, lucene,
-                ys, y_base, cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, hits, essential, lookup_ratio):
+                ys, y_base, cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, essential, lookup_ratio):
     """Add unit ua..uz−1 (its clauses) of one window. `essential`: every posting, first touches
     marked and listed; else only to listed documents, by a bit test per posting or (few documents)
     a binary search per document. Returns the new count of listed documents and the postings read."""
@@ -261,20 +260,10 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
         nf = norms[c_field[c]]
         w = c_weight[c]
         read += ends[i] - cursor[i]
-        if essential:
-            for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
-                d = np.uint64(docs[p])
-                j = d - u_start
-                y = pseudo[j]
-                ptouched[np.uint64(n_p)] = np.int64(j)
-                n_p += y == 0.0
-                pseudo[j] = y + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)
-        else:
-            n_hit = _listed(docs, cursor[i], ends[i], u_start, wbits, hits)
-            for h in range(n_hit):
-                p = np.uint64(hits[h])
-                d = np.uint64(docs[p])
-                j = d - u_start
+        for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
+            d = np.uint64(docs[p])
+            j = d - u_start
+            if essential or _is_set(wbits, j):
                 y = pseudo[j]
                 ptouched[np.uint64(n_p)] = np.int64(j)
                 n_p += y == 0.0
@@ -292,14 +281,13 @@ def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, 
             row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
             nt = _mark(wbits, wtouched, nt, j)
     else:
-        n_hit = _listed(docs, cursor[uz - 1], ends[uz - 1], u_start, wbits, hits)
-        for h in range(n_hit):
-            p = np.uint64(hits[h])
+        for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
             d = np.uint64(docs[p])
             j = d - u_start
-            y = pseudo[j] + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)
-            pseudo[j] = 0.0
-            row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
+            if _is_set(wbits, j):
+                y = pseudo[j] + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)
+                pseudo[j] = 0.0
+                row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
     for x in range(n_p):
         j = np.uint64(ptouched[x])
         y = pseudo[j]
@@ -411,8 +399,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     sums = np.zeros(n_acc, np.float64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
-    # a window's documents to sum again in the query's order; before that, the non-essential scans' `hits` (_listed)
-    redo = np.empty(window, np.int64)
+    redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order
     y_maxima = lucene and ys.shape[0] > 0
     read = 0
     for q in range(q_ptr.shape[0] - 1):
@@ -480,7 +467,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 u = order[r]
                 nt, got = _score_unit(bm25f, first, ustart[u], ustart[u + 1], start, c_field, c_weight, c_group,
                                       c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, wbits,
-                                      wtouched, nt, pseudo, ptouched, redo, r < n_essential, lookup_ratio)
+                                      wtouched, nt, pseudo, ptouched, r < n_essential, lookup_ratio)
                 read += got
             # the window's documents are complete: keyed, or (their float32 may depend on the order of the sum)
             # listed to be summed again in the query's order after this loop, not in it. Measured at NQ size:

@@ -154,8 +154,8 @@ def _drop_hopeless(rest, theta, wacc, wtouched, nt, wbits):
 @nb.njit(nogil=True, cache=True, inline="always")
 def _listed(docs, p, e, u_start, wbits, hits):
     """The postings p..e−1 whose window document (docs[p] − u_start) has its bit set, into hits (int64), in
-    order; their number. Without a branch per posting (about one in five is set, at random): the scans of the
-    non-essential lists then read and add only those postings' shares."""
+    order; their number. Without a branch per posting (about one in five is set, at random): the scan of a
+    non-essential list then reads and adds only those postings' shares."""
     n = np.uint64(0)
     for at in range(np.uint64(p), np.uint64(e)):
         j = np.uint64(docs[at]) - u_start

@@ -33,8 +33,8 @@ import numpy as np
 
 from ..index.packed import BLOCK, BLOCK_SHIFT, _get, decode_block, decode_list
 from .topk import _emit, _f32_bits
-from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _listed, _lower_bound,
-                       _max_clauses, _raise_theta, _rank_ties, _window_end)
+from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _lower_bound, _max_clauses,
+                       _raise_theta, _rank_ties, _window_end)
 
 _F32_ONE = np.float32(1.0)
 _ONE = np.uint64(1)
@@ -284,7 +284,7 @@ def _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, ctarget, bend
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, essential, hits):
+def _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, essential):
     """A held list's postings p..e−1 (the window's), as the raw kernel reads its own: essential, every one
     is added (first touches listed); else only to documents whose bit is set. A posting adds what
     _clause_bound makes of its held value (w·impact, or Lucene's float32 steps). Returns nt."""
@@ -303,10 +303,16 @@ def _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, 
             wtouched[np.uint64(nt)] = np.int64(j)
             nt += a == 0.0
             wacc[j] = a + w * hvals[x]
-    else:  # as windowed._score_rest: the listed documents' postings gathered first, then only theirs added
-        for h in range(_listed(hdocs, p, e, u_start, wbits, hits)):
-            x = np.uint64(hits[h])
-            wacc[np.uint64(hdocs[x]) - u_start] += _clause_bound(w, hvals[x], lucene)
+    elif lucene:
+        for x in range(np.uint64(p), np.uint64(e)):
+            j = np.uint64(hdocs[x]) - u_start
+            if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
+                wacc[j] += _clause_bound(w, hvals[x], True)
+    else:
+        for x in range(np.uint64(p), np.uint64(e)):
+            j = np.uint64(hdocs[x]) - u_start
+            if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
+                wacc[j] += w * hvals[x]
     return nt
 
 
@@ -342,7 +348,6 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
     rest = np.zeros(max_clauses + 1, np.float64)  # rest[i]: the most clauses i.. add in the window
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
-    hits = np.empty(window, np.int64)  # a non-essential held list's postings of listed documents, in a window (_listed)
     read = 0
     for q in range(q_ptr.shape[0] - 1):
         first, end = q_ptr[q], q_ptr[q + 1]
@@ -404,7 +409,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                     continue
                 if hat[i] >= 0:
                     nt = _scan_held(hdocs, hvals, hp[i], he[i], start, c_weight[c], lucene, wacc, wtouched, nt,
-                                    wbits, True, hits)
+                                    wbits, True)
                     read += he[i] - hp[i]
                     continue
                 nt, r = _scan(postings, i, stop, start, np.uint64(c_field[c]), c_weight[c], norms, lucene, cb, cpos,
@@ -412,8 +417,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                 read += r
             if n_essential < n_cl and nt > 0:
                 for i in range(n_essential, n_cl):  # the rest only add to the documents found
-                    if i == n_essential:  # once a window, as windowed._score_rest
-                        nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits)
+                    nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits)
                     if nt == 0:
                         break
                     if eb[i] < 0:
@@ -431,8 +435,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                                 if at < e and np.int64(hdocs[at]) == start + j:
                                     wacc[j] += _clause_bound(w, hvals[at], lucene)
                         else:
-                            nt = _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, False,
-                                            hits)
+                            nt = _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, False)
                             read += e - p
                     elif nt * lookup_ratio < (eb[i] - cb[i] + 1) * BLOCK:  # few documents: look each one up
                         read += nt
