@@ -151,17 +151,33 @@ def _drop_hopeless(rest, theta, wacc, wtouched, nt, wbits):
     return kept
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def _listed(docs, p, e, u_start, wbits, hits):
+    """The postings p..e−1 whose window document (docs[p] − u_start) has its bit set, into hits (int64), in
+    order; their number. Without a branch per posting (about one in five is set, at random): the scan of a
+    non-essential list then reads and adds only those postings' shares."""
+    n = np.uint64(0)
+    for at in range(np.uint64(p), np.uint64(e)):
+        j = np.uint64(docs[at]) - u_start
+        hits[n] = np.int64(at)
+        n += (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE
+    return n
+
+
 @nb.njit(nogil=True, cache=True)
 def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, impacts, imp_base, lucene, rest, theta,
-                cursor, ends, wacc, wtouched, nt, wbits):
+                cursor, ends, wacc, wtouched, nt, wbits, hits):
     """Add the non-essential clauses of one window to the documents the essential ones found, in
-    clause order, dropping documents that can no longer reach θ as the clauses left shrink.
-    Postings are read one by one (a bit test each) when they are few per document, else each
+    clause order, first dropping documents that cannot reach θ with all those clauses.
+    Postings are read one by one when they are few per document (a bit test each, without a branch: the
+    postings of listed documents are gathered in `hits`, then only those add their share), else each
     document is looked up by binary search. Returns the number of documents left in `wtouched` and
     the number of postings read or looked up."""
     read = 0
     for i in range(n_essential, n_cl):
-        nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits)
+        if i == n_essential:  # once: later clauses add less, but a second pass over the documents cost more than
+            #                     it saved (the scan below costs the same whichever documents are listed)
+            nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits)
         if nt == 0:
             break
         w = c_weight[first + i]
@@ -178,17 +194,9 @@ def _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, i
             read += end - p
             u_start = np.uint64(start)
             u_base = np.uint64(imp_base)
-            if lucene:
-                for at in range(np.uint64(p), np.uint64(end)):
-                    j = np.uint64(docs[at]) - u_start
-                    if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
-                        wacc[j] += _lucene_part(w, impacts[at - u_base])
-            else:  # no branch on the bit (about one posting in five is a listed document's, at random): an unlisted
-                #      document's accumulator is 0 and gets + 0.0. Not for Lucene's: a division per posting read costs more.
-                for at in range(np.uint64(p), np.uint64(end)):
-                    j = np.uint64(docs[at]) - u_start
-                    x = w * impacts[at - u_base]
-                    wacc[j] += x if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE else 0.0
+            for h in range(_listed(docs, p, end, u_start, wbits, hits)):
+                at = np.uint64(hits[h])
+                wacc[np.uint64(docs[at]) - u_start] += _contribution(w, at, impacts, u_base, lucene)
     return nt, read
 
 
@@ -223,6 +231,7 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
     rest = np.zeros(max_clauses + 1, np.float64)  # rest[i]: the most clauses i.. add in the window
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
+    hits = np.empty(window, np.int64)  # a non-essential clause's postings of listed documents, in a window (_listed)
     read = 0
     for q in range(q_ptr.shape[0] - 1):
         first, end = q_ptr[q], q_ptr[q + 1]
@@ -272,7 +281,7 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
                         wacc[j] = a + w * impacts[p - u_base]
             if n_essential < n_cl and nt > 0:
                 nt, looked = _score_rest(lookup_ratio, first, n_essential, n_cl, start, c_weight, docs, impacts, imp_base,
-                                         lucene, rest, theta, cursor, ends, wacc, wtouched, nt, wbits)
+                                         lucene, rest, theta, cursor, ends, wacc, wtouched, nt, wbits, hits)
                 read += looked
             for i in range(n_cl):
                 cursor[i] = ends[i]
