@@ -458,9 +458,9 @@ def test_kuromoji_arc_table_is_sized_again_when_too_short():
     tokenizer = JapaneseAnalyzer()._tokenizer
     data = np.frombuffer("大日本帝国の南北戦争".encode("utf-8"), dtype=np.uint8)
     out = np.empty((len(data) + 1, 4), dtype=np.int64)
-    assert kuromoji._fill(np.empty((8, kuromoji._COLUMNS), dtype=np.int64), out, data, *tokenizer._args) == -1
+    assert kuromoji._fill(np.empty((8, 10), dtype=np.int64), out, data, *tokenizer._args) == -1
     want = kuromoji._tokens(data, *tokenizer._args)
-    assert kuromoji._fill(np.empty((4096, kuromoji._COLUMNS), dtype=np.int64), out, data, *tokenizer._args) == len(want)
+    assert kuromoji._fill(np.empty((4096, 10), dtype=np.int64), out, data, *tokenizer._args) == len(want)
     assert out[:len(want)].tolist() == want.tolist()
 
 

@@ -43,11 +43,8 @@ MAX_UNKNOWN_WORD_LENGTH = 1024
 MAX_BACKTRACE_GAP = 1024
 _INF = 1 << 60
 
-# columns of the arc table: the word's span, its entry, the position its path comes from (Nori:
-# before the whitespace it skipped; Kuromoji: its start), path cost, the arc it comes from, the
-# next arc arriving at the same end
-_START, _END, _LID, _RID, _WCOST, _STAT, _TOKEN, _FROM, _COST, _BACK, _NEXT = range(11)
-_COLUMNS = 11
+# columns of the arc table
+_START, _END, _LID, _RID, _WCOST, _STAT, _TOKEN, _COST, _BACK, _NEXT = range(10)
 _BOS = 2  # stat of the start node (0: dictionary word, 1: unknown word)
 
 
@@ -67,36 +64,28 @@ def _penalty(upos, kanji, start, end):
     return 0
 
 
-def _add(arcs, count, heads, tails, origin, start, end, lid, rid, wcost, extra, stat, token, matrix, lsize):
-    """Kuromoji's and Nori's `add`: an arc for a word from `start` to `end`, its cost from the
-    cheapest arc arriving at `origin` (the first of equals; Nori: before the whitespace skipped up
-    to `start`) plus `extra` (Nori's whitespace penalty), appended to those arriving at `end`.
-    Returns the new count, or -1 where `arcs` is full."""
+def _add(arcs, count, heads, tails, start, end, lid, rid, wcost, stat, token, matrix, lsize):
+    """Kuromoji's `add`: an arc from `start` to `end`, its cost from the cheapest arc arriving at
+    `start` (the first of equals), appended to those arriving at `end`. Returns the new count, or
+    -1 where `arcs` is full."""
     if count == len(arcs):
         return -1
     low, best = _INF, -1
-    a = heads[origin]
+    a = heads[start]
     while a >= 0:
         c = arcs[a, _COST] + matrix[lid * lsize + arcs[a, _RID]]
         if c < low:
             low, best = c, a
         a = arcs[a, _NEXT]
     arcs[count, _START], arcs[count, _END], arcs[count, _LID], arcs[count, _RID] = start, end, lid, rid
-    arcs[count, _WCOST], arcs[count, _STAT], arcs[count, _TOKEN], arcs[count, _FROM] = wcost, stat, token, origin
-    arcs[count, _COST], arcs[count, _BACK], arcs[count, _NEXT] = low + extra + wcost, best, -1
+    arcs[count, _WCOST], arcs[count, _STAT], arcs[count, _TOKEN] = wcost, stat, token
+    arcs[count, _COST], arcs[count, _BACK], arcs[count, _NEXT] = low + wcost, best, -1
     if heads[end] < 0:
         heads[end] = count
     else:
         arcs[tails[end], _NEXT] = count
     tails[end] = count
     return count + 1
-
-
-def _start_arc(arcs):
-    """Row 0 of the arc table: the start node (right id 0, cost 0) at position 0."""
-    for col in range(_COLUMNS):
-        arcs[0, col] = 0
-    arcs[0, _STAT], arcs[0, _TOKEN], arcs[0, _BACK], arcs[0, _NEXT] = _BOS, -1, -1, -1
 
 
 def _rescore(arcs, count, first, last, rs_heads, rs_tails, start, end, best_start, upos, kanji, matrix, lsize):
@@ -188,21 +177,20 @@ def _backtrace(arcs, count, out, n_out, end, arc, stop, first, last, rs_heads, r
     return count, n_out
 
 
-def _decode(data, char_info, punct_table, default_info):
-    """The characters of the UTF-8 bytes `data` (from `str.encode`): their count, each one's first
-    byte, the character starting at each byte (-1 inside one), code points (beyond the BMP: 0x10000),
-    char.def's info (beyond the BMP: `default_info`), punctuation (`punct_table`; beyond the BMP:
-    no) and UTF-16 offsets."""
+def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts, punct_table,
+          kanji_a, kanji_b, default_info, matrix, lsize):
+    """Kuromoji's tokens of the UTF-8 bytes `data` (from `str.encode`) into `out`; returns their
+    count, or -1 where `arcs` is too short."""
     n = len(data)
     m = 0
     for p in range(n):
         m += (data[p] & 0xC0) != 0x80
-    byte_at = np.empty(m + 1, dtype=np.int64)
-    char_at = np.full(n + 1, -1, dtype=np.int64)
-    cps = np.empty(m, dtype=np.int64)
+    byte_at = np.empty(m + 1, dtype=np.int64)  # character → its first byte
+    char_at = np.full(n + 1, -1, dtype=np.int64)  # byte → the character starting there
     info = np.empty(m, dtype=np.int64)
     punct = np.zeros(m + 1, dtype=np.bool_)
-    upos = np.zeros(m + 1, dtype=np.int64)
+    kanji = np.zeros(m, dtype=np.bool_)
+    upos = np.zeros(m + 1, dtype=np.int64)  # character → its UTF-16 offset
     p = k = 0
     while p < n:
         c = int(data[p])
@@ -214,90 +202,27 @@ def _decode(data, char_info, punct_table, default_info):
             cp, size = ((c & 0x0F) << 12) | ((int(data[p + 1]) & 0x3F) << 6) | (int(data[p + 2]) & 0x3F), 3
         else:
             cp, size = 0x10000, 4
-        byte_at[k], char_at[p], cps[k] = p, k, cp
+        byte_at[k], char_at[p] = p, k
         if cp < 0x10000:
             info[k], punct[k] = char_info[min(cp, len(char_info) - 1)], punct_table[cp]
             upos[k + 1] = upos[k] + 1
         else:
             info[k] = default_info
             upos[k + 1] = upos[k] + 2
+        kind = (info[k] >> 18) & 0xFF
+        kanji[k] = kind == kanji_a or kind == kanji_b
         p += size
         k += 1
     byte_at[m], char_at[n] = n, m
-    return m, byte_at, char_at, cps, info, punct, upos
 
-
-def _prefixes(da, data, begin, ends, values):
-    """Darts' commonPrefixSearch from byte `begin` of `data`: the dictionary's words starting
-    there, shortest first, as their end byte (`ends`) and value (`values`: first token << 8 |
-    count); returns how many."""
-    n = len(data)
-    k = 0
-    b, i = da[0, 0], begin
-    while True:
-        v = da[b, 0]
-        if b == da[b, 1] and v < 0:
-            ends[k], values[k] = i, -v - 1
-            k += 1
-        if i == n:
-            break
-        nxt = b + int(data[i]) + 1
-        if nxt >= len(da) or da[nxt, 1] != b:
-            break
-        b = da[nxt, 0]
-        i += 1
-    return k
-
-
-def _force(arcs, heads, tails, pos, reach):
-    """MAX_BACKTRACE_GAP's safety: the cheapest arc arriving anywhere from `pos` to `reach` (the
-    first of equals) is kept there alone and every other arriving arc there dropped. Returns
-    (that arc, its position)."""
-    low, least, least_pos = _INF, -1, -1
-    for p in range(pos, reach + 1):
-        a = heads[p]
-        while a >= 0:
-            if arcs[a, _COST] < low:
-                low, least, least_pos = arcs[a, _COST], a, p
-            a = arcs[a, _NEXT]
-    for p in range(pos, reach + 1):
-        heads[p] = tails[p] = -1
-    heads[least_pos] = tails[least_pos] = least
-    arcs[least, _NEXT] = -1
-    return least, least_pos
-
-
-def _final(arcs, heads, end, matrix):
-    """The arc arriving at `end` that is cheapest with the connection to EOS (left id 0)."""
-    low, least = _INF, -1
-    a = heads[end]
-    while a >= 0:
-        c = arcs[a, _COST] + matrix[arcs[a, _RID]]
-        if c < low:
-            low, least = c, a
-        a = arcs[a, _NEXT]
-    return least
-
-
-def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts, punct_table,
-          kanji_a, kanji_b, default_info, matrix, lsize):
-    """Kuromoji's tokens of the UTF-8 bytes `data` (from `str.encode`) into `out`; returns their
-    count, or -1 where `arcs` is too short."""
-    n = len(data)
-    m, byte_at, char_at, _, info, punct, upos = _decode(data, char_info, punct_table, default_info)
-    kanji = np.zeros(m, dtype=np.bool_)
-    for k in range(m):
-        kind = (info[k] >> 18) & 0xFF
-        kanji[k] = kind == kanji_a or kind == kanji_b
     heads = np.full(m + 1, -1, dtype=np.int64)
     tails = np.full(m + 1, -1, dtype=np.int64)
     rs_heads = np.full(m + 1, -1, dtype=np.int64)
     rs_tails = np.full(m + 1, -1, dtype=np.int64)
     first = np.zeros(m + 1, dtype=np.int64)  # the arcs made from each start: first..last
     last = np.zeros(m + 1, dtype=np.int64)
-    ends = np.empty(n + 1, dtype=np.int64)
-    values = np.empty(n + 1, dtype=np.int64)
-    _start_arc(arcs)
+    arcs[0, _START], arcs[0, _END], arcs[0, _LID], arcs[0, _RID], arcs[0, _WCOST] = 0, 0, 0, 0, 0
+    arcs[0, _STAT], arcs[0, _TOKEN], arcs[0, _COST], arcs[0, _BACK], arcs[0, _NEXT] = _BOS, -1, 0, -1, -1
     heads[0] = tails[0] = 0
     count, n_out, reach, stop = 1, 0, 0, 0
     pos = 0
@@ -312,7 +237,17 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
                 return -1
             stop = pos
         if upos[pos] - upos[stop] >= MAX_BACKTRACE_GAP:  # force the cheapest partial path
-            least, least_pos = _force(arcs, heads, tails, pos, reach)
+            low, least, least_pos = _INF, -1, -1
+            for p2 in range(pos, reach + 1):
+                a = heads[p2]
+                while a >= 0:
+                    if arcs[a, _COST] < low:
+                        low, least, least_pos = arcs[a, _COST], a, p2
+                    a = arcs[a, _NEXT]
+            for p2 in range(pos, reach + 1):
+                heads[p2] = tails[p2] = -1
+            heads[least_pos] = tails[least_pos] = least
+            arcs[least, _NEXT] = -1
             count, n_out = _backtrace(arcs, count, out, n_out, least_pos, least, stop, first, last, rs_heads,
                                       rs_tails, upos, kanji, punct, matrix, lsize)
             if count < 0:
@@ -321,15 +256,27 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
             continue
         first[pos] = count
         found = False
-        for w in range(_prefixes(da, data, byte_at[pos], ends, values)):
-            q = char_at[ends[w]]
-            for t in range(values[w] >> 8, (values[w] >> 8) + (values[w] & 0xFF)):
-                count = _add(arcs, count, heads, tails, pos, pos, q, int(lids[t]), int(rids[t]), int(costs[t]), 0,
-                             0, t, matrix, lsize)
-                if count < 0:
-                    return -1
-                found = True
-            reach = max(reach, q)
+        b, i = da[0, 0], byte_at[pos]
+        while True:  # Darts' commonPrefixSearch: the dictionary's words starting here, shortest first
+            v = da[b, 0]
+            if b == da[b, 1] and v < 0:
+                t0, nt = (-v - 1) >> 8, (-v - 1) & 0xFF
+                q = char_at[i]
+                for t in range(t0, t0 + nt):
+                    count = _add(arcs, count, heads, tails, pos, q, int(lids[t]), int(rids[t]), int(costs[t]), 0, t,
+                                 matrix, lsize)
+                    if count < 0:
+                        return -1
+                    found = True
+                if q > reach:
+                    reach = q
+            if i == n:
+                break
+            nxt = b + int(data[i]) + 1
+            if nxt >= len(da) or da[nxt, 1] != b:
+                break
+            b = da[nxt, 0]
+            i += 1
         here = info[pos]
         if not found or (here >> 31) & 1:  # unknown words: none found, or the class invokes them
             kind = (here >> 18) & 0xFF
@@ -341,17 +288,25 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
                     length += 1
                     q += 1
             for u in range(unk_start[kind], unk_start[kind] + unk_size[kind]):
-                count = _add(arcs, count, heads, tails, pos, pos, pos + length, int(ulids[u]), int(urids[u]),
-                             int(ucosts[u]), 0, 1, u, matrix, lsize)
+                count = _add(arcs, count, heads, tails, pos, pos + length, int(ulids[u]), int(urids[u]),
+                             int(ucosts[u]), 1, u, matrix, lsize)
                 if count < 0:
                     return -1
-            reach = max(reach, pos + length)
+            if pos + length > reach:
+                reach = pos + length
         last[pos] = count
         pos += 1
     if m == 0 or stop == m:
         return n_out
-    count, n_out = _backtrace(arcs, count, out, n_out, m, _final(arcs, heads, m, matrix), stop, first, last,
-                              rs_heads, rs_tails, upos, kanji, punct, matrix, lsize)
+    low, least = _INF, -1
+    a = heads[m]
+    while a >= 0:  # EOS
+        c = arcs[a, _COST] + matrix[arcs[a, _RID]]
+        if c < low:
+            low, least = c, a
+        a = arcs[a, _NEXT]
+    count, n_out = _backtrace(arcs, count, out, n_out, m, least, stop, first, last, rs_heads, rs_tails, upos, kanji,
+                              punct, matrix, lsize)
     return n_out if count >= 0 else -1
 
 
@@ -364,22 +319,12 @@ def _tokens(data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, 
     cap = 4 * len(data) + 64
     out = np.empty((len(data) + 1, 4), dtype=np.int64)
     while True:
-        arcs = np.empty((cap, _COLUMNS), dtype=np.int64)
+        arcs = np.empty((cap, 10), dtype=np.int64)
         k = _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
                   punct_table, kanji_a, kanji_b, default_info, matrix, lsize)
         if k >= 0:
             return out[:k]
         cap *= 4
-
-
-@lru_cache(maxsize=None)
-def shared() -> dict:
-    """The helpers Kuromoji's and Nori's searches share, compiled (numba, cached on disk)."""
-    import numba
-
-    jit = numba.njit(cache=True, nogil=True)
-    return {"_add": jit(_add), "_start_arc": jit(_start_arc), "_decode": jit(_decode), "_prefixes": jit(_prefixes),
-            "_force": jit(_force), "_final": jit(_final)}
 
 
 @lru_cache(maxsize=None)
@@ -390,11 +335,11 @@ def compiled():
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    penalty = jit(_penalty)
+    penalty, add = jit(_penalty), jit(_add)
     rescore = jit(FunctionType(_rescore.__code__, dict(globals(), _penalty=penalty), "_rescore"))
     backtrace = jit(FunctionType(_backtrace.__code__, dict(globals(), _penalty=penalty, _rescore=rescore),
                                  "_backtrace"))
-    fill = jit(FunctionType(_fill.__code__, dict(globals(), **shared(), _backtrace=backtrace), "_fill"))
+    fill = jit(FunctionType(_fill.__code__, dict(globals(), _add=add, _backtrace=backtrace), "_fill"))
     return jit(FunctionType(_tokens.__code__, dict(globals(), _fill=fill), "_tokens"))
 
 
