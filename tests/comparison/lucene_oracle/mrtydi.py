@@ -43,8 +43,8 @@ LANGUAGES: dict[str, tuple[str, str, str, str]] = {
     "th": ("thai", "th", "anserini", "th"),
 }
 # The share of identical topics each analyzer must keep (the oracle test asserts these): all of
-# them, but for ja (a space's connection costs in Kuromoji's lattice: 1 topic of 1,648), ko-nori (mecab-ko-dic
-# 2.1.1 against Nori's 2.0.3, unknown Hanja runs: 13 of 724), which docs/relevance.md explains.
+# them, but for ko-nori (mecab-ko-dic 2.1.1 against Nori's 2.0.3, unknown Hanja runs: 13 of 724),
+# which docs/relevance.md explains.
 MIN_SHARE = {key: 1.0 for key in LANGUAGES} | {"ko-nori": 0.98}
 
 
