@@ -64,19 +64,25 @@ def _penalty(upos, kanji, start, end):
     return 0
 
 
+def _cheapest(arcs, a, lid, matrix, lsize):
+    """(path cost with the connection to left id `lid`, arc) of the cheapest arc of the list that
+    starts at arc `a` (-1: none), the first of equals."""
+    low, best = _INF, -1
+    while a >= 0:
+        c = arcs[a, _COST] + matrix[lid * lsize + arcs[a, _RID]]
+        if c < low:
+            low, best = c, a
+        a = arcs[a, _NEXT]
+    return low, best
+
+
 def _add(arcs, count, heads, tails, start, end, lid, rid, wcost, stat, token, matrix, lsize):
     """Kuromoji's `add`: an arc from `start` to `end`, its cost from the cheapest arc arriving at
     `start` (the first of equals), appended to those arriving at `end`. Returns the new count, or
     -1 where `arcs` is full."""
     if count == len(arcs):
         return -1
-    low, best = _INF, -1
-    a = heads[start]
-    while a >= 0:
-        c = arcs[a, _COST] + matrix[lid * lsize + arcs[a, _RID]]
-        if c < low:
-            low, best = c, a
-        a = arcs[a, _NEXT]
+    low, best = _cheapest(arcs, heads[start], lid, matrix, lsize)
     arcs[count, _START], arcs[count, _END], arcs[count, _LID], arcs[count, _RID] = start, end, lid, rid
     arcs[count, _WCOST], arcs[count, _STAT], arcs[count, _TOKEN] = wcost, stat, token
     arcs[count, _COST], arcs[count, _BACK], arcs[count, _NEXT] = low + wcost, best, -1
@@ -107,13 +113,7 @@ def _rescore(arcs, count, first, last, rs_heads, rs_tails, start, end, best_star
             if p == start:
                 low, back = path_cost + matrix[lid * lsize + prev_rid], best_start
             else:
-                low, back = _INF, -1
-                b = rs_heads[p]
-                while b >= 0:
-                    c = arcs[b, _COST] + matrix[lid * lsize + arcs[b, _RID]]
-                    if c < low:
-                        low, back = c, b
-                    b = arcs[b, _NEXT]
+                low, back = _cheapest(arcs, rs_heads[p], lid, matrix, lsize)
             if count == len(arcs):
                 return -1
             for col in range(_COST):
@@ -335,8 +335,9 @@ def compiled():
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    penalty, add = jit(_penalty), jit(_add)
-    rescore = jit(FunctionType(_rescore.__code__, dict(globals(), _penalty=penalty), "_rescore"))
+    penalty, cheapest = jit(_penalty), jit(_cheapest)
+    add = jit(FunctionType(_add.__code__, dict(globals(), _cheapest=cheapest), "_add"))
+    rescore = jit(FunctionType(_rescore.__code__, dict(globals(), _penalty=penalty, _cheapest=cheapest), "_rescore"))
     backtrace = jit(FunctionType(_backtrace.__code__, dict(globals(), _penalty=penalty, _rescore=rescore),
                                  "_backtrace"))
     fill = jit(FunctionType(_fill.__code__, dict(globals(), _add=add, _backtrace=backtrace), "_fill"))
