@@ -37,7 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cjk import is_punctuation
-from .mecab_lattice import BYTES, dictionary
+from .mecab_lattice import BYTES, common_prefixes, compiled_prefixes, dictionary
 
 MAX_UNKNOWN_WORD_LENGTH = 1024
 MAX_BACKTRACE_GAP = 1024
@@ -216,6 +216,8 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
     byte_at[m], char_at[n] = n, m
 
     heads = np.full(m + 1, -1, dtype=np.int64)
+    ends = np.empty(n + 1, dtype=np.int64)  # a position's dictionary words: end byte, value
+    values = np.empty(n + 1, dtype=np.int64)
     tails = np.full(m + 1, -1, dtype=np.int64)
     rs_heads = np.full(m + 1, -1, dtype=np.int64)
     rs_tails = np.full(m + 1, -1, dtype=np.int64)
@@ -256,27 +258,16 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
             continue
         first[pos] = count
         found = False
-        b, i = da[0, 0], byte_at[pos]
-        while True:  # Darts' commonPrefixSearch: the dictionary's words starting here, shortest first
-            v = da[b, 0]
-            if b == da[b, 1] and v < 0:
-                t0, nt = (-v - 1) >> 8, (-v - 1) & 0xFF
-                q = char_at[i]
-                for t in range(t0, t0 + nt):
-                    count = _add(arcs, count, heads, tails, pos, q, int(lids[t]), int(rids[t]), int(costs[t]), 0, t,
-                                 matrix, lsize)
-                    if count < 0:
-                        return -1
-                    found = True
-                if q > reach:
-                    reach = q
-            if i == n:
-                break
-            nxt = b + int(data[i]) + 1
-            if nxt >= len(da) or da[nxt, 1] != b:
-                break
-            b = da[nxt, 0]
-            i += 1
+        for w in range(common_prefixes(da, data, byte_at[pos], ends, values)):  # shortest first
+            q = char_at[ends[w]]
+            for t in range(values[w] >> 8, (values[w] >> 8) + (values[w] & 0xFF)):
+                count = _add(arcs, count, heads, tails, pos, q, int(lids[t]), int(rids[t]), int(costs[t]), 0, t,
+                             matrix, lsize)
+                if count < 0:
+                    return -1
+                found = True
+            if q > reach:
+                reach = q
         here = info[pos]
         if not found or (here >> 31) & 1:  # unknown words: none found, or the class invokes them
             kind = (here >> 18) & 0xFF
@@ -340,7 +331,8 @@ def compiled():
     rescore = jit(FunctionType(_rescore.__code__, dict(globals(), _penalty=penalty, _cheapest=cheapest), "_rescore"))
     backtrace = jit(FunctionType(_backtrace.__code__, dict(globals(), _penalty=penalty, _rescore=rescore),
                                  "_backtrace"))
-    fill = jit(FunctionType(_fill.__code__, dict(globals(), _add=add, _backtrace=backtrace), "_fill"))
+    fill = jit(FunctionType(_fill.__code__, dict(globals(), _add=add, _backtrace=backtrace,
+                                                  common_prefixes=compiled_prefixes()), "_fill"))
     return jit(FunctionType(_tokens.__code__, dict(globals(), _fill=fill), "_tokens"))
 
 

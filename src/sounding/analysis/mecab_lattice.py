@@ -62,6 +62,28 @@ def _mecab_nodes(data, da, lids, rids, costs, char_info, unk_start, unk_size, ul
         cap *= 4
 
 
+def common_prefixes(da, data, begin, ends, values):
+    """Darts' commonPrefixSearch over a double array (`da`: base, check) from byte `begin` of the
+    UTF-8 bytes `data`: the dictionary's keys that start there, shortest first, as their end byte
+    (`ends`) and value (`values`: first token << 8 | token count); returns how many."""
+    n = len(data)
+    k = 0
+    b, i = da[0, 0], begin
+    while True:
+        v = da[b, 0]
+        if b == da[b, 1] and v < 0:
+            ends[k], values[k] = i, -v - 1
+            k += 1
+        if i == n:
+            break
+        q = b + int(data[i]) + 1
+        if q >= len(da) or da[q, 1] != b:
+            break
+        b = da[q, 0]
+        i += 1
+    return k
+
+
 def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
                 space, max_group):
     """MeCab 0.996's lattice for the UTF-8 bytes `data`, as its all-morphemes output (`-a`) lists it:
@@ -99,6 +121,8 @@ def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size
     cap = len(out)
     count = 0  # rows before this position's
     ends = np.empty(17, dtype=np.int64)  # a position's unknown words' ends, in order (length <= 15)
+    word_ends = np.empty(n + 1, dtype=np.int64)  # ... and its dictionary words' ends and values
+    values = np.empty(n + 1, dtype=np.int64)
     for pos in range(n):
         if not reached[pos]:
             continue
@@ -110,25 +134,15 @@ def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size
             continue
         info = info_at[begin2]
         k = 0
-        b, i = da[0, 0], begin2
-        while True:  # Darts' commonPrefixSearch
-            v = da[b, 0]
-            if b == da[b, 1] and v < 0:
-                first, found = (-v - 1) >> 8, (-v - 1) & 0xFF
-                for t in range(first, first + found):
-                    w = count + k
-                    if w == cap:
-                        return -1
-                    out[w, 0], out[w, 1], out[w, 2], out[w, 3] = begin2, i, lids[t], rids[t]
-                    out[w, 4], out[w, 5], out[w, 6] = costs[t], 0, t
-                    k += 1
-            if i == n:
-                break
-            q = b + int(data[i]) + 1
-            if q >= len(da) or da[q, 1] != b:
-                break
-            b = da[q, 0]
-            i += 1
+        for m in range(common_prefixes(da, data, begin2, word_ends, values)):
+            first, found = values[m] >> 8, values[m] & 0xFF
+            for t in range(first, first + found):
+                w = count + k
+                if w == cap:
+                    return -1
+                out[w, 0], out[w, 1], out[w, 2], out[w, 3] = begin2, word_ends[m], lids[t], rids[t]
+                out[w, 4], out[w, 5], out[w, 6] = costs[t], 0, t
+                k += 1
         known = k > 0
         if not known or (info >> 31) & 1:
             kind, length, group, ctype = (info >> 18) & 0xFF, (info >> 26) & 0xF, (info >> 30) & 1, info & 0x3FFFF
@@ -209,6 +223,14 @@ def _keep(arcs, penalties, barred, gap_from, gap_to):
 
 
 @lru_cache(maxsize=None)
+def compiled_prefixes():
+    """`common_prefixes` compiled (numba, cached on disk), for the lattice builders here and in kuromoji.py."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(common_prefixes)
+
+
+@lru_cache(maxsize=None)
 def compiled() -> tuple:
     """`_viterbi`, `_mecab_nodes` and `_keep` compiled (numba, cached on disk), and run once on a
     one-token lattice so that later calls find them loaded. `_mecab_nodes` is compiled from its
@@ -218,7 +240,8 @@ def compiled() -> tuple:
 
     jit = numba.njit(cache=True, nogil=True)
     viterbi, keep = jit(_viterbi), jit(_keep)
-    nodes = jit(FunctionType(_mecab_nodes.__code__, dict(globals(), _fill_nodes=jit(_fill_nodes)), "_mecab_nodes"))
+    fill = jit(FunctionType(_fill_nodes.__code__, dict(globals(), common_prefixes=compiled_prefixes()), "_fill_nodes"))
+    nodes = jit(FunctionType(_mecab_nodes.__code__, dict(globals(), _fill_nodes=fill), "_mecab_nodes"))
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
     da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
     token = np.frombuffer(bytes(32), dtype=_DictionaryFile._TOKEN)  # ids and costs: fields of the mapped tokens
