@@ -84,6 +84,12 @@ def common_prefixes(da, data, begin, ends, values):
     return k
 
 
+def _put_node(out, w, start, end, lid, rid, cost, stat, token):
+    """Row `w` of a lattice's rows (`_fill_nodes`)."""
+    out[w, 0], out[w, 1], out[w, 2], out[w, 3] = start, end, lid, rid
+    out[w, 4], out[w, 5], out[w, 6] = cost, stat, token
+
+
 def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size, ulids, urids, ucosts,
                 space, max_group):
     """MeCab 0.996's lattice for the UTF-8 bytes `data`, as its all-morphemes output (`-a`) lists it:
@@ -137,11 +143,9 @@ def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size
         for m in range(common_prefixes(da, data, begin2, word_ends, values)):
             first, found = values[m] >> 8, values[m] & 0xFF
             for t in range(first, first + found):
-                w = count + k
-                if w == cap:
+                if count + k == cap:
                     return -1
-                out[w, 0], out[w, 1], out[w, 2], out[w, 3] = begin2, word_ends[m], lids[t], rids[t]
-                out[w, 4], out[w, 5], out[w, 6] = costs[t], 0, t
+                _put_node(out, count + k, begin2, word_ends[m], lids[t], rids[t], costs[t], 0, t)
                 k += 1
         known = k > 0
         if not known or (info >> 31) & 1:
@@ -174,11 +178,9 @@ def _fill_nodes(out, data, da, lids, rids, costs, char_info, unk_start, unk_size
                 made += 1
             for e in range(made):
                 for u in range(unk_start[kind], unk_start[kind] + unk_size[kind]):
-                    w = count + k
-                    if w == cap:
+                    if count + k == cap:
                         return -1
-                    out[w, 0], out[w, 1], out[w, 2], out[w, 3] = begin2, ends[e], ulids[u], urids[u]
-                    out[w, 4], out[w, 5], out[w, 6] = ucosts[u], 1, u
+                    _put_node(out, count + k, begin2, ends[e], ulids[u], urids[u], ucosts[u], 1, u)
                     k += 1
         for j in range(k // 2):  # made in order, listed newest first
             a, b = count + j, count + k - 1 - j
@@ -240,7 +242,8 @@ def compiled() -> tuple:
 
     jit = numba.njit(cache=True, nogil=True)
     viterbi, keep = jit(_viterbi), jit(_keep)
-    fill = jit(FunctionType(_fill_nodes.__code__, dict(globals(), common_prefixes=compiled_prefixes()), "_fill_nodes"))
+    fill = jit(FunctionType(_fill_nodes.__code__, dict(globals(), common_prefixes=compiled_prefixes(),
+                                                              _put_node=jit(_put_node)), "_fill_nodes"))
     nodes = jit(FunctionType(_mecab_nodes.__code__, dict(globals(), _fill_nodes=fill), "_mecab_nodes"))
     # arguments typed as in `Lattice` (the mapped and byte-backed ones read-only)
     da, char_info = np.frombuffer(bytes(8), dtype="<i4").reshape(-1, 2), np.frombuffer(bytes(4), dtype="<u4")
