@@ -65,11 +65,11 @@ def _penalty(upos, kanji, start, end):
 
 
 def _cheapest(arcs, a, lid, matrix, lsize):
-    """(path cost with the connection to left id `lid`, arc) of the cheapest arc of the list that
-    starts at arc `a` (-1: none), the first of equals."""
+    """(path cost with the connection to left id `lid` (-1: none, as before no token), arc) of the
+    cheapest arc of the list that starts at arc `a` (-1: none), the first of equals."""
     low, best = _INF, -1
     while a >= 0:
-        c = arcs[a, _COST] + matrix[lid * lsize + arcs[a, _RID]]
+        c = arcs[a, _COST] + (matrix[lid * lsize + arcs[a, _RID]] if lid >= 0 else 0)
         if c < low:
             low, best = c, a
         a = arcs[a, _NEXT]
@@ -149,15 +149,7 @@ def _backtrace(arcs, count, out, n_out, end, arc, stop, first, last, rs_heads, r
                                  kanji, matrix, lsize)
                 if count < 0:
                     return -1, n_out
-                low, least = _INF, -1
-                b = rs_heads[pos]
-                while b >= 0:
-                    c = arcs[b, _COST]
-                    if last_left >= 0:
-                        c += matrix[last_left * lsize + arcs[b, _RID]]
-                    if c < low:
-                        low, least = c, b
-                    b = arcs[b, _NEXT]
+                low, least = _cheapest(arcs, rs_heads[pos], last_left, matrix, lsize)
                 if least >= 0 and low <= max_cost and arcs[least, _START] != s:
                     alt_start, arc = s, least
                     s = arcs[arc, _START]
@@ -216,13 +208,13 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
     byte_at[m], char_at[n] = n, m
 
     heads = np.full(m + 1, -1, dtype=np.int64)
-    ends = np.empty(n + 1, dtype=np.int64)  # a position's dictionary words: end byte, value
-    values = np.empty(n + 1, dtype=np.int64)
     tails = np.full(m + 1, -1, dtype=np.int64)
     rs_heads = np.full(m + 1, -1, dtype=np.int64)
     rs_tails = np.full(m + 1, -1, dtype=np.int64)
     first = np.zeros(m + 1, dtype=np.int64)  # the arcs made from each start: first..last
     last = np.zeros(m + 1, dtype=np.int64)
+    ends = np.empty(n + 1, dtype=np.int64)  # a position's dictionary words: end byte, value
+    values = np.empty(n + 1, dtype=np.int64)
     arcs[0, _START], arcs[0, _END], arcs[0, _LID], arcs[0, _RID], arcs[0, _WCOST] = 0, 0, 0, 0, 0
     arcs[0, _STAT], arcs[0, _TOKEN], arcs[0, _COST], arcs[0, _BACK], arcs[0, _NEXT] = _BOS, -1, 0, -1, -1
     heads[0] = tails[0] = 0
@@ -289,13 +281,7 @@ def _fill(arcs, out, data, da, lids, rids, costs, char_info, unk_start, unk_size
         pos += 1
     if m == 0 or stop == m:
         return n_out
-    low, least = _INF, -1
-    a = heads[m]
-    while a >= 0:  # EOS
-        c = arcs[a, _COST] + matrix[arcs[a, _RID]]
-        if c < low:
-            low, least = c, a
-        a = arcs[a, _NEXT]
+    _, least = _cheapest(arcs, heads[m], 0, matrix, lsize)  # before EOS (left id 0)
     count, n_out = _backtrace(arcs, count, out, n_out, m, least, stop, first, last, rs_heads, rs_tails, upos, kanji,
                               punct, matrix, lsize)
     return n_out if count >= 0 else -1
@@ -329,9 +315,9 @@ def compiled():
     penalty, cheapest = jit(_penalty), jit(_cheapest)
     add = jit(FunctionType(_add.__code__, dict(globals(), _cheapest=cheapest), "_add"))
     rescore = jit(FunctionType(_rescore.__code__, dict(globals(), _penalty=penalty, _cheapest=cheapest), "_rescore"))
-    backtrace = jit(FunctionType(_backtrace.__code__, dict(globals(), _penalty=penalty, _rescore=rescore),
-                                 "_backtrace"))
-    fill = jit(FunctionType(_fill.__code__, dict(globals(), _add=add, _backtrace=backtrace,
+    scope = dict(globals(), _penalty=penalty, _rescore=rescore, _cheapest=cheapest)
+    backtrace = jit(FunctionType(_backtrace.__code__, scope, "_backtrace"))
+    fill = jit(FunctionType(_fill.__code__, dict(globals(), _add=add, _backtrace=backtrace, _cheapest=cheapest,
                                                   common_prefixes=compiled_prefixes()), "_fill"))
     return jit(FunctionType(_tokens.__code__, dict(globals(), _fill=fill), "_tokens"))
 
