@@ -103,8 +103,19 @@ with open(sys.argv[4], "w") as f:
 '''
 
 
+def user_env() -> dict:
+    """The environment a command runs in, as on a user's machine: Python caches compiled bytecode (pip
+    compiles an installed package's modules at install). Where PYTHONDONTWRITEBYTECODE is set (some
+    sandboxes set it) every fresh process would compile each module of Sounding, numba and the yardsticks
+    from source again (~0.1 s of a `sounding search`), which no installed copy does."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def run_process(cmd: list[str], *, cwd=None, env=None) -> dict:
     """Run one command in a fresh process: wall and CPU seconds, peak RSS, exit status, load before."""
+    env = user_env() if env is None else env
     load = os.getloadavg()[0]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()

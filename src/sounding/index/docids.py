@@ -2,10 +2,13 @@
 
 A list of 2.68 M Python strings costs ~185 MiB (NQ size, synthetic, measured); search only needs
 internal numbers, and a run file only the ids of its hits. So the ids stay as the file's UTF-8
-bytes plus one offset per line (~12 bytes an id) and are decoded one by one on access.
+bytes plus one offset per line (~12 bytes an id) and are decoded one by one on access. The file itself
+is read on first use: a search hands its results the ids unread, and `sounding search` reads them in
+its run writer's thread (~0.1 s at NQ size) while the first queries are searched.
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,17 +18,45 @@ import numpy as np
 class DocIds(Sequence):
     """Read-only sequence of document ids (str), in internal document order."""
 
-    def __init__(self, blob: bytes):
-        self._blob = blob
+    def __init__(self, blob: bytes | None = None, *, path: str | Path | None = None):
+        """The ids of `blob` (docids.txt's bytes), or of the file at `path`, read when first needed."""
+        self._path, self._lock, self._loaded = path, threading.Lock(), None
+        if blob is not None:
+            self._loaded = self._parse(blob)
+
+    @staticmethod
+    def _parse(blob: bytes) -> tuple[bytes, np.ndarray, int]:
         newlines = np.flatnonzero(np.frombuffer(blob, dtype=np.uint8) == 0x0A)
         dtype = np.uint32 if len(blob) < 2**32 else np.int64
         # line i spans starts[i] .. starts[i+1]-1 (the newline excluded); the last line has none
-        self._starts = np.concatenate(([0], newlines + 1, [len(blob) + 1])).astype(dtype)
-        self._n = len(newlines) + 1 if blob else 0
+        starts = np.concatenate(([0], newlines + 1, [len(blob) + 1])).astype(dtype)
+        return blob, starts, (len(newlines) + 1 if blob else 0)
+
+    def _load(self) -> tuple[bytes, np.ndarray, int]:
+        loaded = self._loaded
+        if loaded is None:
+            with self._lock:  # one thread reads the file; another asking meanwhile waits for it
+                if self._loaded is None:
+                    self._loaded = self._parse(Path(self._path).read_bytes())
+                loaded = self._loaded
+        return loaded
+
+    @property
+    def _blob(self) -> bytes:
+        return self._load()[0]
+
+    @property
+    def _starts(self) -> np.ndarray:
+        return self._load()[1]
+
+    @property
+    def _n(self) -> int:
+        return self._load()[2]
 
     @classmethod
     def read(cls, path: str | Path) -> "DocIds":
-        return cls(Path(path).read_bytes())
+        """The ids of docids.txt at `path`, read on first use (an unreadable file fails then, naming it)."""
+        return cls(path=path)
 
     def __len__(self) -> int:
         return self._n
@@ -36,12 +67,14 @@ class DocIds(Sequence):
         i = int(i)
         if i < 0:
             i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError(f"document {i} out of range (0..{self._n - 1})")
-        return self._blob[int(self._starts[i]) : int(self._starts[i + 1]) - 1].decode("utf-8")
+        blob, starts, n = self._load()
+        if not 0 <= i < n:
+            raise IndexError(f"document {i} out of range (0..{n - 1})")
+        return blob[int(starts[i]) : int(starts[i + 1]) - 1].decode("utf-8")
 
     def __iter__(self):
-        return iter(self._blob.decode("utf-8").split("\n") if self._n else ())
+        blob, _, n = self._load()
+        return iter(blob.decode("utf-8").split("\n") if n else ())
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Sequence) and len(other) == self._n and all(a == b for a, b in zip(self, other))
