@@ -98,7 +98,7 @@ def test_cli_search_writes_the_same_run(tie_index, tmp_path):
         assert gzip.decompress(run.read_bytes()) == (tmp_path / "a.run").read_bytes()
 
 
-def test_search_to_run_analyses_the_next_batch_ahead(tie_index, tmp_path):
+def test_search_to_run_prepares_the_next_batch_ahead(tie_index, tmp_path):
     path, queries = tie_index
     s = Searcher(path)
     calls = []
@@ -117,7 +117,7 @@ def test_search_to_run_analyses_the_next_batch_ahead(tie_index, tmp_path):
         assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
         batches = -(-len(queries) // 7)
         assert len(calls) == batches  # once each: the search found the batch analysed ahead
-        assert sum(name.startswith("sounding-analysis") for name in calls) == batches - 1
+        assert sum(name.startswith("sounding-prepare") for name in calls) == batches - 1
     calls.clear()
     s.analyse(queries[:5], typos=True, typo_factor=0.25)
     assert s.search(queries[:5], k=10, typos=True, typo_factor=0.25).qids == [q for q, _ in queries[:5]]

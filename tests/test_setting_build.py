@@ -127,3 +127,33 @@ def test_concurrent_searches_make_each_list_once(index, monkeypatch):
         t.join()
     assert got == expected
     assert len(made) == len(set(made)) > 0  # no list made twice
+
+
+@pytest.mark.parametrize("layout,lucene", [("flat", False), ("multifield", True), ("bm25f", False)])
+def test_prepare_makes_the_lists_a_search_then_only_reads(index, layout, lucene, monkeypatch):
+    queries = _queries(20, 30)
+    plain = Searcher(index).search(queries, layout=layout, lucene_norms=lucene, k=30)
+    s = Searcher(index)
+    s.search([], layout=layout, lucene_norms=lucene, k=30)  # the setting made, no list yet
+    assert not s._settings.value["filled"].any()
+    assert s.prepare(queries, layout=layout, lucene_norms=lucene, k=30, threads=4) >= 0.0  # search-only options ignored
+    filled = s._settings.value["filled"].copy()
+    assert filled.any()
+    made = []
+    real = bounds.fill_lists
+    monkeypatch.setattr(bounds, "fill_lists", lambda starts, *a: made.extend(starts.tolist()) or real(starts, *a))
+    got = s.search(queries, layout=layout, lucene_norms=lucene, k=30)
+    assert made == [] and np.array_equal(s._settings.value["filled"], filled)  # the search made no list
+    assert np.array_equal(got.docs, plain.docs) and np.array_equal(got.scores, plain.scores)
+    assert np.array_equal(got.counts, plain.counts)
+
+
+def test_prepare_checks_the_setting_as_search_does(index):
+    from sounding.errors import SoundingError
+
+    s = Searcher(index)
+    with pytest.raises(SoundingError, match="k1"):
+        s.prepare(_queries(21, 3), k1=-1.0)
+    with pytest.raises(SoundingError):
+        s.prepare(_queries(21, 3), b=2.0)
+    assert s.prepare(_queries(21, 3), layout="bm25f", lucene_norms=True) == 0.0  # search reports that one

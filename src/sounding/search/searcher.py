@@ -329,6 +329,27 @@ class Searcher:
             if arr is not None:
                 _release_pages(arr)
 
+    def prepare(self, queries: Mapping[str, str] | Iterable[tuple[str, str]], *, layout: str | Layout = "flat",
+                k1: float = 0.9, b: float = 0.4, lucene_norms: bool = False, title_weight: float | None = None,
+                typos: bool = False, typo_factor: float = 0.5, **_search_only) -> float:
+        """Analyse these queries and make the part of the BM25 setting they read (impacts and block maxima of
+        their lists, one thread), for a `search` of the same queries and options to come, which then only
+        searches. A caller searching batch after batch prepares the next batch in another thread while this
+        one's kernel runs (`search_to_run`): at NQ size (synthetic) making each batch's lists in the searching
+        thread cost ~0.6 s of a 5 s command. Options `search` alone reads are ignored; bad values raise as in
+        `search`. Returns the seconds spent making lists. Packed postings: analysis only (their
+        lists are held decoded in a bounded cache that a concurrent search reads)."""
+        k1, b = validate.bm25(k1, b)
+        typo_factor = validate.finite("typo factor", typo_factor, low=0.0, high=1.0)
+        lay = layout if isinstance(layout, Layout) else Layout.named(layout, title_weight=title_weight)
+        items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
+        matches = self._analysed(items, bool(typos), typo_factor)
+        if self._packed is not None or (lucene_norms and lay.name == "bm25f"):
+            return 0.0
+        setting = self._setting(lay, k1, b, lucene_norms)
+        clauses = self._clauses(matches, lay, k1, b, lucene_norms)
+        return self._fill_lists(setting, clauses[1], clauses[2], threads=1)
+
     def analyse(self, queries: Mapping[str, str] | Iterable[tuple[str, str]], *, typos: bool = False,
                 typo_factor: float = 0.5) -> None:
         """Analyse these queries now for a `search` of the same texts (and typo options) to come, which then
@@ -433,7 +454,7 @@ class Searcher:
                 norms[f] = bm25.length_norm(lengths, avg, k1, b)
         return norms
 
-    def _fill_lists(self, setting: dict, c_field: np.ndarray, c_term: np.ndarray) -> float:
+    def _fill_lists(self, setting: dict, c_field: np.ndarray, c_term: np.ndarray, threads: int = SETUP_THREADS) -> float:
         """Make the impacts and block maxima of the (field, term) lists c_field[i], c_term[i] that this
         setting has not made yet: a search reads those of its clauses' lists only, and a batch of
         queries reads a fraction of the postings (a third at NQ size). Up to SETUP_THREADS threads over
@@ -463,7 +484,7 @@ class Searcher:
             fields, terms = np.divmod(keys, n_terms)
             starts, ends = self._offsets[fields, terms], self._offsets[fields, terms + 1]
             reach = np.cumsum(ends - starts)
-            workers = min(SETUP_THREADS, os.cpu_count() or 1, -(-int(reach[-1]) // FILL_MIN_POSTINGS))
+            workers = min(threads, os.cpu_count() or 1, -(-int(reach[-1]) // FILL_MIN_POSTINGS))
             cuts = np.searchsorted(reach, np.linspace(0, reach[-1], workers + 1)[1:-1])
             parts = [(a, z) for a, z in zip([0, *cuts], [*cuts, len(keys)]) if z > a]
 
