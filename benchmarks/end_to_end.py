@@ -5,7 +5,10 @@
 
 Each figure is one fresh process, timed from start to exit: seconds (wall), CPU seconds (user + sys),
 peak RSS (the process's own maximum resident set, from wait4), and the 1-minute load average just before
-it started (other jobs on the machine slow every figure; compare figures taken at similar load).
+it started (other jobs on the machine slow every figure; compare figures taken at similar load). Every
+timed command runs `--repeat` times (default 3), alternated with its yardsticks (ours, peer, ours, peer,
+…), and its median run is shown with every run's seconds: on a shared virtual machine one command's wall
+time moves by ±20 % from minute to minute.
 
 Cases:
 - search, scifact × `--replicas` (default 100: 30,000 queries, the 300 test queries with ids `qid-r`),
@@ -133,6 +136,17 @@ def run_process(cmd: list[str], *, cwd=None, env=None) -> dict:
             "stdout": stdout.strip()[-2000:], "stderr": stderr.strip()[-2000:]}
 
 
+def timed(*cmds: list[str], repeat: int) -> list[dict]:
+    """Each command `repeat` times, alternated (a, b, a, b, …): per command its run of median wall time
+    (the lower median for an even count), with every run's seconds under "runs"."""
+    got: list[list[dict]] = [[] for _ in cmds]
+    for _ in range(max(1, repeat)):
+        for runs, cmd in zip(got, cmds):
+            runs.append(run_process(cmd))
+    return [{**sorted(runs, key=lambda r: r["seconds"])[(len(runs) - 1) // 2], "runs": [r["seconds"] for r in runs]}
+            for runs in got]
+
+
 def sounding(*args) -> list[str]:
     return [sys.executable, "-m", "sounding", *map(str, args)]
 
@@ -155,7 +169,7 @@ def replicated_queries(dataset: Path, replicas: int, out: Path) -> int:
     return replicas * len(test)
 
 
-def case_scifact(work: Path, data_dir: Path, replicas: int, rows: list) -> None:
+def case_scifact(work: Path, data_dir: Path, replicas: int, rows: list, repeat: int) -> None:
     ds = data_dir / "beir" / "scifact"
     ix, bix = work / "scifact-ix", work / "scifact-bm25s"
     if not ix.exists():
@@ -167,12 +181,12 @@ def case_scifact(work: Path, data_dir: Path, replicas: int, rows: list) -> None:
     qfile = work / f"scifact-x{replicas}.tsv"
     n = replicated_queries(ds, replicas, qfile)
     run_process(sounding("search", ix, "-q", qfile, "--run", work / "warm.run", "--hits", "10"))  # numba cache
-    ours = run_process(sounding("search", ix, "-q", qfile, "--run", work / "s.run", "--hits", "1000", "--threads", "1"))
-    peer = run_process([sys.executable, work / "bm25s_search.py", bix, qfile, work / "b.run"])
+    ours, peer = timed(sounding("search", ix, "-q", qfile, "--run", work / "s.run", "--hits", "1000", "--threads", "1"),
+                       [sys.executable, work / "bm25s_search.py", bix, qfile, work / "b.run"], repeat=repeat)
     rows.append(_row(f"search scifact x{replicas} ({n:,} q, top 1000)", "sounding search", ours, "bm25s script", peer, n))
 
 
-def case_synthetic(work: Path, scale: float, rows: list) -> None:
+def case_synthetic(work: Path, scale: float, rows: list, repeat: int) -> None:
     sdir, ix = work / f"synth-{scale}", work / f"synth-{scale}-ix"
     if not (sdir / "corpus.jsonl.gz").exists():
         subprocess.run([sys.executable, HERE / "synthetic.py", "--scale", str(scale), "--out", sdir], check=True)
@@ -181,27 +195,30 @@ def case_synthetic(work: Path, scale: float, rows: list) -> None:
     qfile = sdir / "queries.jsonl"
     n = sum(1 for _ in open(qfile))
     run_process(sounding("search", ix, "-q", qfile, "--run", work / "warm.run", "--hits", "10"))
-    ours = run_process(sounding("search", ix, "-q", qfile, "--run", work / "synth.run", "--hits", "1000", "--threads", "1"))
+    ours, = timed(sounding("search", ix, "-q", qfile, "--run", work / "synth.run", "--hits", "1000", "--threads", "1"),
+                  repeat=repeat)
     rows.append(_row(f"search synthetic {scale} ({n:,} q, top 1000)", "sounding search", ours, None, None, n))
 
 
-def case_eval(work: Path, queries: int, rows: list) -> None:
+def case_eval(work: Path, queries: int, rows: list, repeat: int) -> None:
     run_path, qrels_path = work / f"eval-{queries}.run", work / f"eval-{queries}.qrels"
     if not run_path.exists():  # in its own process: this one stays small (a child's peak RSS starts from it)
         (work / "eval_data.py").write_text(EVAL_DATA_SCRIPT)
         subprocess.run([sys.executable, work / "eval_data.py", HERE, str(queries), run_path, qrels_path], check=True)
     (work / "pytrec.py").write_text(PYTREC_SCRIPT)
     run_process(sounding("eval", qrels_path, run_path, "-m", "nDCG@10", "--json"))  # numba cache
-    ours = run_process(sounding("eval", qrels_path, run_path, "-m", "nDCG@10", "-m", "R@100", "-m", "AP", "--json"))
-    peer = run_process([sys.executable, work / "pytrec.py", qrels_path, run_path])
+    trec_eval = os.environ.get("SOUNDING_TREC_EVAL") or shutil.which("trec_eval")
+    cmds = [sounding("eval", qrels_path, run_path, "-m", "nDCG@10", "-m", "R@100", "-m", "AP", "--json"),
+            [sys.executable, work / "pytrec.py", qrels_path, run_path]]
+    if trec_eval:
+        cmds.append([trec_eval, "-m", "ndcg_cut.10", "-m", "recall.100", "-m", "map", str(qrels_path), str(run_path)])
+    ours, peer, *te = timed(*cmds, repeat=repeat)
     a, b = json.loads(ours["stdout"]), json.loads(peer["stdout"])
     diff = max(abs(a["nDCG@10"] - b["ndcg_cut_10"]), abs(a["R@100"] - b["recall_100"]), abs(a["AP"] - b["map"]))
     label = f"eval {queries:,} q x 1,000 hits, 3 measures"
     rows.append(_row(label, "sounding eval", ours, "pytrec_eval script", peer, None, diff))
-    trec_eval = os.environ.get("SOUNDING_TREC_EVAL") or shutil.which("trec_eval")
-    if trec_eval:
-        te = run_process([trec_eval, "-m", "ndcg_cut.10", "-m", "recall.100", "-m", "map", str(qrels_path), str(run_path)])
-        rows.append(_row(label, "sounding eval", ours, "trec_eval", te, None))
+    if te:
+        rows.append(_row(label, "sounding eval", ours, "trec_eval", te[0], None))
 
 
 def _row(case, ours_name, ours, peer_name, peer, queries, diff=None) -> dict:
@@ -228,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthetic", type=float, default=None, help="also the synthetic corpus at this scale (1.0: NQ size)")
     ap.add_argument("--eval-queries", type=int, default=10_000)
     ap.add_argument("--skip", default="", help="comma-separated cases to skip: scifact, eval")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each timed command (alternated); the median is shown")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     skip = set(filter(None, args.skip.split(",")))
@@ -235,11 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     if "scifact" not in skip:
         if args.data_dir is None:
             raise SystemExit("--data-dir (or SOUNDING_DATA) is needed for the scifact case")
-        case_scifact(args.work, Path(args.data_dir), args.replicas, rows)
+        case_scifact(args.work, Path(args.data_dir), args.replicas, rows, args.repeat)
     if args.synthetic:
-        case_synthetic(args.work, args.synthetic, rows)
+        case_synthetic(args.work, args.synthetic, rows, args.repeat)
     if "eval" not in skip:
-        case_eval(args.work, args.eval_queries, rows)
+        case_eval(args.work, args.eval_queries, rows, args.repeat)
     print(f"\n{'case':<46} {'ours':>9} {'CPU':>7} {'RSS MB':>7} {'load':>5} | {'peer':<18} {'s':>7} {'CPU':>7} "
           f"{'RSS MB':>7} {'load':>5} | {'ratio':>6}")
     for r in rows:
@@ -249,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
             line += (f" {r['peer']:<18} {p['seconds']:>6.2f}s {p['cpu_seconds']:>6.2f}s {p['peak_rss_mb']:>7.0f} "
                      f"{p['load_before']:>5.1f} | {r['speedup']:>5.2f}x")
         print(line)
+        runs = f"runs: ours {', '.join(f'{x:.2f}' for x in o['runs'])} s"
+        if p:
+            runs += f"; peer {', '.join(f'{x:.2f}' for x in p['runs'])} s"
+        print(f"{'':<46} {runs}")
         if "ours_qps" in r:
             print(f"{'':<46} {r['ours_qps']:>8,.0f} q/s   {o['stderr'].splitlines()[-1][:150] if o['stderr'] else ''}")
         if "max_abs_diff_means" in r:
