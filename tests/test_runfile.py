@@ -4,8 +4,8 @@ import gzip
 import math
 import subprocess
 import sys
-
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -83,6 +83,42 @@ def test_search_to_run_streams_the_same_bytes(tie_index, tmp_path):
         assert (tmp_path / "b.run.gz").read_bytes() == (tmp_path / "a.run.gz").read_bytes()  # gzip bytes too
         assert gzip.decompress((tmp_path / "b.run.gz").read_bytes()) == (tmp_path / "a.run").read_bytes()
         assert read_run(tmp_path / "b.run.gz") == read_run(tmp_path / "a.run")
+
+
+def test_search_to_run_formats_beside_a_slow_writer_the_same_bytes(tie_index, tmp_path, monkeypatch):
+    """When the writer still formats the batch before, the searching thread formats the next one into the
+    spare buffer and the writer writes the two in order: same bytes (gzip too, and with fallback queries)."""
+    path, queries = tie_index
+    s = Searcher(path)
+    real_write, spare_calls = RunWriter.write, []
+    real_format = RunWriter.format
+
+    def slow_write(self, *a, **kw):  # the writer's own batches: slow, so the searching thread formats some
+        time.sleep(0.03)
+        return real_write(self, *a, **kw)
+
+    def counted_format(self, *a, spare=False, **kw):
+        if spare:
+            spare_calls.append(threading.current_thread().name)
+        return real_format(self, *a, spare=spare, **kw)
+
+    monkeypatch.setattr(RunWriter, "write", slow_write)
+    monkeypatch.setattr(RunWriter, "format", counted_format)
+    for name, opts in (("b.run", {}), ("b.run.gz", {"anserini_ties": True, "lucene_norms": True})):
+        expected = s.search(queries, k=50, **opts).to_run(remove_self_hits=True)
+        write_run(expected, tmp_path / ("a" + name[1:]), tag="x")
+        spare_calls.clear()
+        stats = search_to_run(s, queries, tmp_path / name, tag="x", remove_self_hits=True, batch=3, k=50, **opts)
+        assert (tmp_path / name).read_bytes() == (tmp_path / ("a" + name[1:])).read_bytes()
+        assert stats.lines == sum(map(len, expected.values()))
+        assert spare_calls and set(spare_calls) == {threading.main_thread().name}
+    with RunWriter(tmp_path / "c.run", s.index.docids, s._rank) as w:  # emission checks the qid order
+        res = s.search(queries[:4], k=5)
+        later, earlier = w.format(res.qids[2:], res.docs[2:], res.scores[2:], res.counts[2:]), \
+            w.format(res.qids[:2], res.docs[:2], res.scores[:2], res.counts[:2], spare=True)
+        w.emit(later)
+        with pytest.raises(ValueError, match="increasing qid order"):
+            w.emit(earlier)
 
 
 def test_cli_search_writes_the_same_run(tie_index, tmp_path):

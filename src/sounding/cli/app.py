@@ -49,11 +49,12 @@ class _NoBlasProbe:
     """An import finder that answers numba's start-up BLAS probe with "no BLAS", and nothing else.
 
     numba's CPU target imports numba.np.arraymath when it first loads a kernel, and that module asks at
-    import whether BLAS is there by importing scipy.linalg (~0.2 s, a fifth of a whole `sounding search`
-    on scifact). Sounding's kernels use no BLAS (the answer only picks how numba would compile np.cov-like
-    inner products), so the CLI answers the probe without the import. Any other import of scipy.linalg,
-    numba's own checks when a function does use np.dot included, goes on as usual. numba has no switch
-    for this; the finder looks for the probe's frame (`_check_blas` in numba/np/arraymath.py)."""
+    import whether BLAS is there by importing scipy.linalg (0.19-0.21 s measured, of a ~1 s start-up). The
+    answer only decides whether numba's compiled np.correlate and np.convolve take their inner products
+    from BLAS; np.dot and the linear algebra check for BLAS again themselves when a function uses them, and
+    Sounding's kernels use none of these. So the CLI answers the probe without the import; any other import
+    of scipy.linalg goes on as usual. numba has no switch for this: the finder looks for the probe's frame
+    (`_check_blas` in numba/np/arraymath.py)."""
 
     NAMES = ("scipy", "scipy.linalg", "scipy.linalg.cython_blas")
 

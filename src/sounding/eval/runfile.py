@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -367,6 +368,16 @@ class DocIdTable:
         self.longest = int(np.diff(starts).max()) if len(starts) > 1 else 0
 
 
+@dataclass
+class Formatted:
+    """A batch's lines as `RunWriter.format` made them: byte chunks to write in order, their number of lines
+    (None: count them), the batch's first and last qid (None: nothing to write)."""
+    chunks: list
+    lines: int | None
+    first: str | None
+    last: str | None
+
+
 class RunWriter:
     """Write a TREC run a batch of queries at a time; the file replaces `path` only when complete.
 
@@ -394,6 +405,7 @@ class RunWriter:
         self.lines = 0
         self.bytes = 0
         self._out_buf = np.empty(1, np.uint8)
+        self._spare_buf = np.empty(1, np.uint8)
         self._last_qid: str | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
@@ -413,15 +425,21 @@ class RunWriter:
     def write(self, qids: Sequence[str], docs: np.ndarray, scores: np.ndarray, counts: np.ndarray, *,
               rows: np.ndarray | None = None, remove_self_hits: bool = False) -> None:
         """Append the hits of `rows` (default: all rows, which must then be in sorted qid order)."""
+        self.emit(self.format(qids, docs, scores, counts, rows=rows, remove_self_hits=remove_self_hits))
+
+    def format(self, qids: Sequence[str], docs: np.ndarray, scores: np.ndarray, counts: np.ndarray, *,
+               rows: np.ndarray | None = None, remove_self_hits: bool = False, spare: bool = False) -> "Formatted":
+        """The lines of `rows` (as `write` takes them), formatted but not written: `emit` writes them. Two
+        threads may format at once, one of them with `spare` (a second buffer; what it returns is valid until
+        that thread's next `spare` call), and emit in order; the order of qids is checked on emission."""
         from .trec import _WHITESPACE
 
         rows = np.arange(len(qids), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
         if not len(rows):
-            return
+            return Formatted([], 0, None, None)
         shown = [qids[r] for r in rows.tolist()]
-        if self._last_qid is not None and not self._last_qid < shown[0] or any(a >= b for a, b in zip(shown, shown[1:])):
+        if any(a >= b for a, b in zip(shown, shown[1:])):
             raise ValueError("RunWriter.write: queries must come in strictly increasing qid order")
-        self._last_qid = shown[-1]
         for q in shown:
             if not q or _WHITESPACE.search(q):
                 raise SoundingError(f"query {q!r}: a qid or docid is empty or holds whitespace; TREC files cannot say it")
@@ -434,29 +452,46 @@ class RunWriter:
         np.cumsum([len(e) for e in encoded], out=qptr[1:])
         qblob = np.frombuffer(b"".join(encoded), np.uint8) if qptr[-1] else np.zeros(1, np.uint8)
         counts = np.asarray(counts, dtype=np.int64)
-        per_line = np.diff(qptr)[rows] + self.table.longest + self._tag.size + _LINE_EXTRA
+        table = self.table
+        per_line = np.diff(qptr)[rows] + table.longest + self._tag.size + _LINE_EXTRA
         size = int((counts[rows] * per_line).sum())
         docs = np.ascontiguousarray(docs)
         scores = np.ascontiguousarray(scores)
-        out, ends, status, lines = format_queries(rows, qblob, qptr, docs, scores, counts, self.table.blob,
-                                                  self.table.starts, self.rank, self._tag, bool(remove_self_hits),
-                                                  self._buffer(size))
+        out, ends, status, lines = format_queries(rows, qblob, qptr, docs, scores, counts, table.blob,
+                                                  table.starts, self.rank, self._tag, bool(remove_self_hits),
+                                                  self._buffer(size, spare))
         if not status.any():
-            self._emit(memoryview(out)[: ends[-1]], lines)
-            return
-        start = 0
+            return Formatted([memoryview(out)[: ends[-1]]], lines, shown[0], shown[-1])
+        chunks, start = [], 0
         for i in range(len(rows)):
             if status[i] == OK:
-                self._emit(memoryview(out)[start : ends[i]], None)
+                chunks.append(memoryview(out)[start : ends[i]])
             else:
-                self._emit(self._python_query(shown[i], rows[i], docs, scores, counts, remove_self_hits), None)
+                chunks.append(self._python_query(shown[i], rows[i], docs, scores, counts, remove_self_hits))
             start = ends[i]
+        return Formatted(chunks, None, shown[0], shown[-1])
 
-    def _buffer(self, size: int) -> np.ndarray:
-        """The output buffer, kept between batches (its pages are touched once), grown when needed."""
-        if self._out_buf.size < size:
-            self._out_buf = np.empty(max(size, 2 * self._out_buf.size), np.uint8)
-        return self._out_buf
+    def emit(self, formatted: "Formatted") -> None:
+        """Write what `format` made, after everything emitted before (qids must keep increasing)."""
+        if formatted.first is None:
+            return
+        if self._last_qid is not None and not self._last_qid < formatted.first:
+            raise ValueError("RunWriter.write: queries must come in strictly increasing qid order")
+        self._last_qid = formatted.last
+        if formatted.lines is not None:
+            self._emit(formatted.chunks[0], formatted.lines)
+            return
+        for chunk in formatted.chunks:
+            self._emit(chunk, None)
+
+    def _buffer(self, size: int, spare: bool = False) -> np.ndarray:
+        """The output buffer (or the spare one), kept between batches (its pages are touched once), grown when needed."""
+        name = "_spare_buf" if spare else "_out_buf"
+        buf = getattr(self, name)
+        if buf.size < size:
+            buf = np.empty(max(size, 2 * buf.size), np.uint8)
+            setattr(self, name, buf)
+        return buf
 
     def _python_query(self, qid, r, docs, scores, counts, remove_self_hits) -> bytes:
         from .trec import format_query
