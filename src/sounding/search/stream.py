@@ -77,8 +77,8 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     # While a batch is searched (the kernel holds no GIL), one thread formats and writes the one before
     # (compiled code, no GIL; the batches in order) and another prepares the one after: analyses it (Python)
     # and makes the lists of the BM25 setting it reads (compiled, one thread). Making those lists in the
-    # searching thread instead cost ~0.5 s of a whole NQ-size search (synthetic, 3,452 queries: median of 15
-    # alternated runs 5.09-5.23 s against 5.30-5.85 s).
+    # searching thread instead cost 0.2-0.6 s of a whole NQ-size search (synthetic, 3,452 queries; medians of
+    # 7 and 8 alternated fresh runs 5.23 and 5.09 s against 5.85 and 5.30 s; see docs/benchmarks.md).
     with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
