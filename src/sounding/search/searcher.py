@@ -563,8 +563,8 @@ class Searcher:
         list and bitmap) and top-k selection, made once and reused: allocating and zeroing them per
         call cost query-at-a-time search. The kernels hand them back zeroed."""
         buf = getattr(self._local, "buf", None)
-        if buf is None:  # a window of WINDOW documents, or one holding a small collection whole
-            w = max(64, min(windowed.WINDOW, -(-self.index.n_docs // 64) * 64))
+        w = max(64, min(windowed.window_size(k), -(-self.index.n_docs // 64) * 64))  # or a small collection whole
+        if buf is None or buf["wacc"].shape[0] != w:  # (another window size: every scratch array made anew)
             buf = self._local.buf = {
                 "wacc": np.zeros(w, np.float64), "wtouched": np.empty(w, np.int64),
                 "wbits": np.zeros(w // 64, np.uint64),

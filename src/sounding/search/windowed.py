@@ -40,12 +40,24 @@ class Window(NamedTuple):
     wbits: np.ndarray
 
 WINDOW = 1 << 14  # documents per window: a 128 KiB float64 accumulator stays in L2 (best of 8k–64k, measured)
+LARGE_K = 100  # from this many hits a query, windows twice as long (`window_size`)
 LOOKUP_RATIO = 64  # binary-search a list only with this many of its postings per live document:
 #                    reading postings with a bit test costs ~1 ns each, a look-up far more (measured)
 PRUNE_SLACK = 1.0 + 1e-9  # a float64 sum in another order may exceed the sum of bounds by a few ulps
 _F32_ONE = np.float32(1.0)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _ONE = np.uint64(1)
+
+
+def window_size(k: int) -> int:
+    """Documents per window for a search of the top k: WINDOW, twice that from LARGE_K hits on. With many hits
+    the threshold θ rises slowly and pruning skips less, so the per-window work (each clause's window end,
+    block maxima and bounds, the documents' keys) weighs more and fewer, longer windows pay (a 256 KiB
+    accumulator still fits in L2). Measured at NQ size (synthetic, 3,452 queries, in-process, alternated
+    rounds; the hits are the same whatever the window): top 1000 flat 2.74 / 3.55 s against 2.91 / 3.96 s
+    (medians of 6 and 5 rounds), Lucene's norms 3.26 against 3.45 s, multifield-max 6.17 / 5.87 against
+    9.15 / 6.28 s; top 100 flat 1.74 against 1.91 s; but top 10 flat 2.46 against 1.88 s."""
+    return WINDOW * 2 if k >= LARGE_K else WINDOW
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
