@@ -404,8 +404,7 @@ class RunWriter:
         self._tag = np.frombuffer(tag.encode("utf-8"), np.uint8)
         self.lines = 0
         self.bytes = 0
-        self._out_buf = np.empty(1, np.uint8)
-        self._spare_buf = np.empty(1, np.uint8)
+        self._bufs = [np.empty(1, np.uint8), np.empty(1, np.uint8)]  # the output buffer and the spare one
         self._last_qid: str | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
@@ -486,11 +485,9 @@ class RunWriter:
 
     def _buffer(self, size: int, spare: bool = False) -> np.ndarray:
         """The output buffer (or the spare one), kept between batches (its pages are touched once), grown when needed."""
-        name = "_spare_buf" if spare else "_out_buf"
-        buf = getattr(self, name)
+        buf = self._bufs[spare]
         if buf.size < size:
-            buf = np.empty(max(size, 2 * buf.size), np.uint8)
-            setattr(self, name, buf)
+            buf = self._bufs[spare] = np.empty(max(size, 2 * buf.size), np.uint8)
         return buf
 
     def _python_query(self, qid, r, docs, scores, counts, remove_self_hits) -> bytes:

@@ -45,6 +45,11 @@ def _hit_ids(docids, docs: np.ndarray, counts: np.ndarray) -> list[str]:
     return join_fields(blob, starts[hit_docs], starts[hit_docs + 1] - 1)[:-1].tobytes().decode("utf-8").split("\n")
 
 
+def _items(queries: Mapping[str, str] | Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(qid, text) pairs of a mapping or an iterable of pairs, in their order."""
+    return list(queries.items()) if isinstance(queries, Mapping) else list(queries)
+
+
 def _unwritten(n: int, dtype) -> np.ndarray:
     """n items of `dtype` whose memory is made page by page (4 KiB) as they are written: for arrays filled
     list by list, of which a search writes a part. numpy maps large arrays in 2 MiB transparent huge
@@ -206,7 +211,7 @@ class Searcher:
         window = validate.integer("proximity window", window)
         typo_factor = validate.finite("typo factor", typo_factor, low=0.0, high=1.0)
         lay = layout if isinstance(layout, Layout) else Layout.named(layout, title_weight=title_weight)
-        items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
+        items = _items(queries)
         if lucene_norms and lay.name == "bm25f":
             raise SoundingError("lucene_norms applies to Lucene's BM25 layouts (flat, multifield, multifield-max), not bm25f")
         if lucene_ties and proximity:
@@ -268,7 +273,7 @@ class Searcher:
         hits one search of all would give it, and memory is bound by the batch, not by the number of
         queries (a run file can be written as the batches come)."""
         batch = validate.integer("batch", batch)
-        items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
+        items = _items(queries)
         for a in range(0, len(items), batch):
             yield self.search(items[a : a + batch], **options)
 
@@ -342,7 +347,7 @@ class Searcher:
         k1, b = validate.bm25(k1, b)
         typo_factor = validate.finite("typo factor", typo_factor, low=0.0, high=1.0)
         lay = layout if isinstance(layout, Layout) else Layout.named(layout, title_weight=title_weight)
-        items = list(queries.items()) if isinstance(queries, Mapping) else list(queries)
+        items = _items(queries)
         matches = self._analysed(items, bool(typos), typo_factor)
         if self._packed is not None or (lucene_norms and lay.name == "bm25f"):
             return 0.0
@@ -356,7 +361,7 @@ class Searcher:
         finds them analysed (the last two batches are kept): a caller searching batch after batch analyses
         the next batch in another thread while this one's kernel (which holds no GIL) runs."""
         typo_factor = validate.finite("typo factor", typo_factor, low=0.0, high=1.0)
-        self._analysed(list(queries.items()) if isinstance(queries, Mapping) else list(queries), bool(typos), typo_factor)
+        self._analysed(_items(queries), bool(typos), typo_factor)
 
     def _analysed(self, items: list[tuple[str, str]], typos: bool, typo_factor: float) -> list:
         """`_matches` of every query text, kept for the last two batches of texts: `sounding run` searches the

@@ -71,9 +71,6 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     def batch_items(a: int) -> list[tuple[str, str]]:
         return [(q, items[q]) for q in order[a : a + batch]]
 
-    def prepare(batch_: list[tuple[str, str]]) -> float:
-        return searcher.prepare(batch_, **options)
-
     # While a batch is searched (the kernel holds no GIL), one thread formats and writes the one before
     # (compiled code, no GIL; the batches in order) and another prepares the one after: analyses it (Python)
     # and makes the lists of the BM25 setting it reads (compiled, one thread). Making those lists in the
@@ -91,7 +88,7 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
             else:
                 stats.setup_seconds += prepared.result()
             if a + batch < len(order):
-                prepared = ahead.submit(prepare, batch_items(a + batch))
+                prepared = ahead.submit(searcher.prepare, batch_items(a + batch), **options)
             res = searcher.search(batch_items(a), **options)
             stats.search_seconds += res.seconds
             stats.setup_seconds += res.setup_seconds
