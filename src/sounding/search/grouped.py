@@ -49,7 +49,6 @@ BOUND_SLACK = 1.0 + 2.0 ** -16
 # whose float32 rounding could change within ORDER_ULPS·n + 4 ulps is summed again in the query's order.
 ORDER_ULPS = 2.0
 _F32_ONE = np.float32(1.0)
-_ONE = np.uint64(1)
 
 
 def query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
@@ -118,9 +117,9 @@ def _mf_part(w, tf, norm, lucene):
     return w * tf / (tf + norm)
 
 
-def norm_at(postings, ys, base, p, nf, d):
+def norm_at(postings, ys, base, p, norms, f, d):
     """The norm of posting p's document d: raw postings' kept per posting (ys[p − base]: bounds.fill_lists'
-    `posting_norms`), read in posting order; packed ones' (decoded per query) from the field's row nf,
+    `posting_norms`), read in posting order; packed ones' (decoded per query) from norms[f, d],
     gathered. The gathered norms of a window's documents lie on lines of memory the window's other reads
     do not bring into the cache. Chosen by the postings' type, at compile time: a branch on whether the
     norms are kept, although the same for a whole loop, made the loops 1.7× slower, a select 1.05×."""
@@ -128,30 +127,26 @@ def norm_at(postings, ys, base, p, nf, d):
 
 
 @overload(norm_at, inline="always")
-def _norm_at(postings, ys, base, p, nf, d):
+def _norm_at(postings, ys, base, p, norms, f, d):
     if len(postings.types) == 3:
-        def kept(postings, ys, base, p, nf, d):
+        def kept(postings, ys, base, p, norms, f, d):
             return ys[p - base]
         return kept
 
-    def gathered(postings, ys, base, p, nf, d):
-        return nf[d]
+    def gathered(postings, ys, base, p, norms, f, d):
+        return norms[f, d]
     return gathered
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _is_set(wbits, j):
-    return (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _mark(wbits, wtouched, nt, j):
-    """List window document j if it is not marked yet, and mark it; the new count."""
-    word = wbits[j >> np.uint64(6)]
-    bit = _ONE << (j & np.uint64(63))
-    wtouched[np.uint64(nt)] = np.int64(j)
-    wbits[j >> np.uint64(6)] = word | bit
-    return nt + ((word & bit) == 0)
+def _listed(docs, p, e, u_start, seen, hits):
+    """The postings p..e−1 whose window document (docs[p] − u_start) is marked, into hits, in order; their
+    number. Without a branch per posting (about one in five is marked, at random: a branch mispredicts)."""
+    n = np.uint64(0)
+    for at in range(np.uint64(p), np.uint64(e)):
+        hits[n] = np.int64(at)
+        n += seen[np.uint64(docs[at]) - u_start]
+    return n
 
 
 @nb.njit(nogil=True, cache=True)
@@ -178,124 +173,153 @@ def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, d
 
 
 @nb.njit(nogil=True, cache=True)
-def _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits):
-    """Keep the listed documents whose score could still reach θ, a group's sum with the most the
-    units left add to that group (rest[g, r]); the others are unmarked, their sums zeroed. Returns
-    how many are kept."""
-    kept = 0
-    for i in range(nt):
-        j = wtouched[i]
-        wtouched[kept] = j
-        best = acc[0, j] + rest[0, r]
-        for g in range(1, n_acc):
-            best = max(best, acc[g, j] + rest[g, r])
-        if _f32_bits(best * PRUNE_SLACK) >= theta:
-            kept += 1
-        else:
-            for g in range(n_acc):
-                acc[g, j] = 0.0
-            wbits[j >> 6] &= ~(_ONE << np.uint64(j & 63))
-    return kept
+def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_acc, start, c_field, c_weight, c_group,
+                  c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, marked, wtouched, pseudo,
+                  ptouched, lookup_ratio, hits):
+    """Add a window's units heaviest first (`order`; unit u: clauses ustart[u]..ustart[u+1]−1). Units before
+    n_essential read every posting, first touches listed in wtouched (a document is new while all its sums are
+    0: parts are > 0); the others add only to listed documents, by a marked-document scan of their postings
+    (`marked`: a byte per window document, set from the first dropping on) or, few documents, a binary search per
+    document, once documents that cannot reach θ are dropped (rest[g, r]: the most units r.. add to group g).
+    Returns the count of listed documents and the postings read or looked up.
 
-
-@nb.njit(nogil=True, cache=True)
-def _score_unit(bm25f, first, ua, uz, start, c_field, c_weight, c_group, c_idf, k1, postings, docs, tfs, norms, lucene,
-                ys, y_base, cursor, ends, acc, wbits, wtouched, nt, pseudo, ptouched, essential, lookup_ratio):
-    """Add unit ua..uz−1 (its clauses) of one window. `essential`: every posting, first touches
-    marked and listed; else only to listed documents, by a bit test per posting or (few documents)
-    a binary search per document. Returns the new count of listed documents and the postings read."""
+    One function, one call a window, its loops written out: numba changes the reference count of each array
+    argument of every call, inlined or not (an atomic add each), and a call per unit and window cost ~15-20%
+    of the kernel (NQ size, perf)."""
+    nt = 0
     read = 0
     u_start = np.uint64(start)
     u_base = np.uint64(y_base)
-    if not essential:
-        span = 0
-        for i in range(ua, uz):
-            span += ends[i] - cursor[i]
-        if nt * (uz - ua) * lookup_ratio < span:  # few documents: look each one up
-            for x in range(nt):
-                j = wtouched[x]
-                g, part = _unit_part(bm25f, first, ua, uz, start + j, c_field, c_weight, c_group, c_idf, k1, docs, tfs,
-                                     norms, lucene, ys, y_base, cursor, ends)
-                if part != 0.0:
-                    acc[g, j] += part
-            return nt, nt * (uz - ua)
-    if not bm25f:
-        c = first + ua
-        nf = norms[c_field[c]]  # rows, not 2-D indexing: unsigned indices, no wraparound checks
-        row = acc[c_group[c]]
-        w = c_weight[c]
-        read += ends[ua] - cursor[ua]
-        if lucene and ys.shape[0]:  # Lucene's y per posting (raw postings): w − w/y
-            if essential:
+    for r in range(n_u):
+        essential = r < n_essential
+        u = order[r]
+        ua, uz = ustart[u], ustart[u + 1]
+        if not essential:
+            if nt == 0:
+                break
+            # keep the listed documents whose score could still reach θ: a group's sum with the most the units
+            # left add to that group; the others are unmarked, their sums zeroed
+            kept = 0
+            for i in range(nt):
+                j = wtouched[i]
+                wtouched[kept] = j
+                best = acc[0, j] + rest[0, r]
+                for g in range(1, n_acc):
+                    best = max(best, acc[g, j] + rest[g, r])
+                if _f32_bits(best * PRUNE_SLACK) >= theta:
+                    kept += 1
+                    marked[j] = 1
+                else:
+                    for g in range(n_acc):
+                        acc[g, j] = 0.0
+                    marked[j] = 0
+            nt = kept
+            span = 0
+            for i in range(ua, uz):
+                span += ends[i] - cursor[i]
+            if nt * (uz - ua) * lookup_ratio < span:  # few documents: look each one up
+                for x in range(nt):
+                    j = wtouched[x]
+                    g, part = _unit_part(bm25f, first, ua, uz, start + j, c_field, c_weight, c_group, c_idf, k1, docs,
+                                         tfs, norms, lucene, ys, y_base, cursor, ends)
+                    if part != 0.0:
+                        acc[g, j] += part
+                read += nt * (uz - ua)
+                continue
+        if not bm25f:
+            c = first + ua
+            # unsigned indices: no wraparound checks; no row views (each a reference count changed atomically)
+            nf = np.uint64(c_field[c])
+            row = np.uint64(c_group[c])
+            other = np.uint64((c_group[c] + 1) % acc.shape[0])  # the other sum (at most two): zero in both, not yet listed
+            w = c_weight[c]
+            read += ends[ua] - cursor[ua]
+            if lucene and ys.shape[0]:  # Lucene's y per posting (raw postings): w − w/y
+                if essential:
+                    for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
+                        j = np.uint64(docs[p]) - u_start
+                        a = acc[row, j]
+                        wtouched[np.uint64(nt)] = np.int64(j)
+                        nt += (a == 0.0) & (acc[other, j] == 0.0)
+                        acc[row, j] = a + _lucene_part(w, ys[p - u_base])
+                else:
+                    for h in range(_listed(docs, cursor[ua], ends[ua], u_start, marked, hits)):
+                        p = np.uint64(hits[h])
+                        acc[row, np.uint64(docs[p]) - u_start] += _lucene_part(w, ys[p - u_base])
+            elif essential:
                 for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
-                    j = np.uint64(docs[p]) - u_start
-                    nt = _mark(wbits, wtouched, nt, j)
-                    row[j] += _lucene_part(w, ys[p - u_base])
+                    d = np.uint64(docs[p])
+                    j = d - u_start
+                    a = acc[row, j]
+                    wtouched[np.uint64(nt)] = np.int64(j)
+                    nt += (a == 0.0) & (acc[other, j] == 0.0)
+                    acc[row, j] = a + _mf_part(w, tfs[p], norm_at(postings, ys, u_base, p, norms, nf, d), lucene)
             else:
-                for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
-                    j = np.uint64(docs[p]) - u_start
-                    if _is_set(wbits, j):
-                        row[j] += _lucene_part(w, ys[p - u_base])
-        elif essential:
-            for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
-                d = np.uint64(docs[p])
-                j = d - u_start
-                nt = _mark(wbits, wtouched, nt, j)
-                row[j] += _mf_part(w, tfs[p], norm_at(postings, ys, u_base, p, nf, d), lucene)
-        else:
-            for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
-                d = np.uint64(docs[p])
-                j = d - u_start
-                if _is_set(wbits, j):
-                    row[j] += _mf_part(w, tfs[p], norm_at(postings, ys, u_base, p, nf, d), lucene)
-        return nt, read
-    # BM25F: the term's clauses but the last add to pseudo (its documents listed in ptouched as first
-    # met); the last completes each of its documents' x and saturates it at once; then the documents
-    # the last clause lacks are saturated. x sums the clauses in their order either way.
-    idf = c_idf[first + ua]
-    row = acc[0]
-    n_p = 0
-    for i in range(ua, uz - 1):
-        c = first + i
-        nf = norms[c_field[c]]
-        w = c_weight[c]
-        read += ends[i] - cursor[i]
-        for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
-            d = np.uint64(docs[p])
-            j = d - u_start
-            if essential or _is_set(wbits, j):
-                y = pseudo[j]
-                ptouched[np.uint64(n_p)] = np.int64(j)
-                n_p += y == 0.0
-                pseudo[j] = y + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)
-    c = first + uz - 1
-    nf = norms[c_field[c]]
-    w = c_weight[c]
-    read += ends[uz - 1] - cursor[uz - 1]
-    if essential:
-        for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
-            d = np.uint64(docs[p])
-            j = d - u_start
-            y = pseudo[j] + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)  # 0.0 + part where no earlier clause has d: the part
-            pseudo[j] = 0.0
-            row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
-            nt = _mark(wbits, wtouched, nt, j)
-    else:
-        for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
-            d = np.uint64(docs[p])
-            j = d - u_start
-            if _is_set(wbits, j):
-                y = pseudo[j] + w * tfs[p] * norm_at(postings, ys, u_base, p, nf, d)
-                pseudo[j] = 0.0
-                row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
-    for x in range(n_p):
-        j = np.uint64(ptouched[x])
-        y = pseudo[j]
-        if y != 0.0:
-            pseudo[j] = 0.0
-            row[j] = row[j] + idf * y * (k1 + 1.0) / (y + k1)
+                for h in range(_listed(docs, cursor[ua], ends[ua], u_start, marked, hits)):
+                    p = np.uint64(hits[h])
+                    d = np.uint64(docs[p])
+                    acc[row, d - u_start] += _mf_part(w, tfs[p], norm_at(postings, ys, u_base, p, norms, nf, d), lucene)
+            continue
+        # BM25F: the term's clauses but the last add to pseudo (its documents listed in ptouched as first
+        # met); the last completes each of its documents' x and saturates it at once; then the documents
+        # the last clause lacks are saturated. x sums the clauses in their order either way.
+        idf = c_idf[first + ua]
+        row = np.uint64(0)
+        n_p = 0
+        for i in range(ua, uz - 1):
+            c = first + i
+            nf = np.uint64(c_field[c])
+            w = c_weight[c]
+            read += ends[i] - cursor[i]
             if essential:
-                nt = _mark(wbits, wtouched, nt, j)
+                for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
+                    d = np.uint64(docs[p])
+                    j = d - u_start
+                    y = pseudo[j]
+                    ptouched[np.uint64(n_p)] = np.int64(j)
+                    n_p += y == 0.0
+                    pseudo[j] = y + w * tfs[p] * norm_at(postings, ys, u_base, p, norms, nf, d)
+            else:
+                for h in range(_listed(docs, cursor[i], ends[i], u_start, marked, hits)):
+                    p = np.uint64(hits[h])
+                    d = np.uint64(docs[p])
+                    j = d - u_start
+                    y = pseudo[j]
+                    ptouched[np.uint64(n_p)] = np.int64(j)
+                    n_p += y == 0.0
+                    pseudo[j] = y + w * tfs[p] * norm_at(postings, ys, u_base, p, norms, nf, d)
+        c = first + uz - 1
+        nf = np.uint64(c_field[c])
+        w = c_weight[c]
+        read += ends[uz - 1] - cursor[uz - 1]
+        if essential:
+            for p in range(np.uint64(cursor[uz - 1]), np.uint64(ends[uz - 1])):
+                d = np.uint64(docs[p])
+                j = d - u_start
+                y = pseudo[j] + w * tfs[p] * norm_at(postings, ys, u_base, p, norms, nf, d)  # 0.0 + part where no earlier clause has d: the part
+                pseudo[j] = 0.0
+                a = acc[row, j]
+                wtouched[np.uint64(nt)] = np.int64(j)
+                nt += a == 0.0
+                acc[row, j] = a + idf * y * (k1 + 1.0) / (y + k1)
+        else:
+            for h in range(_listed(docs, cursor[uz - 1], ends[uz - 1], u_start, marked, hits)):
+                p = np.uint64(hits[h])
+                d = np.uint64(docs[p])
+                j = d - u_start
+                y = pseudo[j] + w * tfs[p] * norm_at(postings, ys, u_base, p, norms, nf, d)
+                pseudo[j] = 0.0
+                acc[row, j] = acc[row, j] + idf * y * (k1 + 1.0) / (y + k1)
+        for x in range(n_p):
+            j = np.uint64(ptouched[x])
+            y = pseudo[j]
+            if y != 0.0:
+                pseudo[j] = 0.0
+                a = acc[row, j]
+                if essential:
+                    wtouched[np.uint64(nt)] = np.int64(j)
+                    nt += a == 0.0
+                acc[row, j] = a + idf * y * (k1 + 1.0) / (y + k1)
     return nt, read
 
 
@@ -359,7 +383,7 @@ def _exact_sums(c_field, c_weight, first, n_cl, min_y):
 
 @nb.njit(nogil=True, cache=True)
 def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, ys, y_base, min_y, maxima,
-                   max_base, lookup_ratio, order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
+                   max_base, lookup_ratio, order_ulps, ranking, out, acc, marked, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
     """Top k per query of the bm25f layout (`bm25f`) or the multifield-max one, the same bits as
     topk.search_bm25f / topk.search_sum with combine_max (their arguments: `clauses` in their
     order, `c_group`, `c_idf`, `norms`, `lucene`), with pruning.
@@ -372,7 +396,8 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     `maxima[((p + shift) >> BLOCK_SHIFT) + base]` bounds the float32 tf·norm (bm25f: norm = 1/B_f;
     Lucene's 1/norm), or y where `ys` is read, or tf/(tf + norm) of posting p (block_of gives shift
     and base). Scratch, one window of documents (zeroed, handed back zeroed): `acc` (n_acc × window
-    float64: one sum per multifield-max group, one for bm25f), `wbits` (window/64 uint64), `wtouched`,
+    float64: one sum per multifield-max group, two at most (title, text), one for bm25f), `marked`
+    (window uint8, a byte per document), `wtouched`,
     `pseudo` (float64), `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all).
     `order_ulps`: ORDER_ULPS (a test raises it to sum nearly every score again in the query's order).
     Returns the number of postings read or looked up."""
@@ -400,6 +425,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
     redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order
+    hits = np.empty(window, np.int64)  # a unit's postings of listed documents, in a window (_listed)
     y_maxima = lucene and ys.shape[0] > 0
     read = 0
     for q in range(q_ptr.shape[0] - 1):
@@ -458,17 +484,10 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                     if _f32_bits(most * PRUNE_SLACK) >= theta:
                         break
                     n_essential -= 1
-            nt = 0
-            for r in range(n_u):
-                if r >= n_essential:
-                    if nt == 0:
-                        break
-                    nt = _drop(rest, r, theta, acc, n_acc, wtouched, nt, wbits)
-                u = order[r]
-                nt, got = _score_unit(bm25f, first, ustart[u], ustart[u + 1], start, c_field, c_weight, c_group,
-                                      c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, wbits,
-                                      wtouched, nt, pseudo, ptouched, r < n_essential, lookup_ratio)
-                read += got
+            nt, got = _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_acc, start, c_field,
+                                    c_weight, c_group, c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor,
+                                    ends, acc, marked, wtouched, pseudo, ptouched, lookup_ratio, hits)
+            read += got
             # the window's documents are complete: keyed, or (their float32 may depend on the order of the sum)
             # listed to be summed again in the query's order after this loop, not in it. Measured at NQ size:
             # the rare call out of the loop and each group sum cleared as it is read took the kernel to
@@ -481,7 +500,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 for g in range(1, n_acc):
                     s = max(s, acc[g, j])
                     acc[g, j] = 0.0
-                wbits[j >> np.uint64(6)] = 0
+                marked[j] = 0
                 bits = _f32_bits(s)
                 if reordered:
                     upper = _f32_bits(s * (1.0 + eps))
