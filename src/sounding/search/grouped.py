@@ -150,26 +150,30 @@ def _listed(docs, p, e, u_start, seen, hits):
 
 
 @nb.njit(nogil=True, cache=True)
-def _unit_part(bm25f, first, ua, uz, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys, y_base,
-               lo, hi):
-    """What unit ua..uz−1 adds to document d, found by binary search in each clause's postings
-    lo[i]..hi[i]−1, as the term-at-a-time kernels compute it: (its group, the part; 0 if absent)."""
-    if bm25f:
-        y = 0.0
-        for i in range(ua, uz):
-            at = _lower_bound(docs, lo[i], hi[i], np.uint32(d))
-            if at < hi[i] and np.int64(docs[at]) == d:
-                y = y + c_weight[first + i] * tfs[at] * norms[c_field[first + i], d]
-        if y == 0.0:
-            return 0, 0.0
-        return 0, c_idf[first + ua] * y * (k1 + 1.0) / (y + k1)
-    at = _lower_bound(docs, lo[ua], hi[ua], np.uint32(d))
-    if at < hi[ua] and np.int64(docs[at]) == d:
-        c = first + ua
-        if lucene and ys.shape[0]:
-            return c_group[c], _lucene_part(c_weight[c], ys[at - y_base])
-        return c_group[c], _mf_part(c_weight[c], tfs[at], norms[c_field[c], d], lucene)
-    return 0, 0.0
+def _add_unit(bm25f, first, ua, uz, start, js, n, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys,
+              y_base, lo, hi, acc):
+    """Add what unit ua..uz−1 adds to each document start + js[x] (x < n) to its group's sum acc[g, js[x]], each
+    part found by binary search in the clauses' postings lo[i]..hi[i]−1 and made as the term-at-a-time kernels
+    make it. The documents' loop is here, not around a call: see _score_window on calls."""
+    for x in range(n):
+        j = js[x]
+        d = start + j
+        if bm25f:
+            y = 0.0
+            for i in range(ua, uz):
+                at = _lower_bound(docs, lo[i], hi[i], np.uint32(d))
+                if at < hi[i] and np.int64(docs[at]) == d:
+                    y = y + c_weight[first + i] * tfs[at] * norms[c_field[first + i], d]
+            if y != 0.0:
+                acc[0, j] += c_idf[first + ua] * y * (k1 + 1.0) / (y + k1)
+            continue
+        at = _lower_bound(docs, lo[ua], hi[ua], np.uint32(d))
+        if at < hi[ua] and np.int64(docs[at]) == d:
+            c = first + ua
+            if lucene and ys.shape[0]:
+                acc[c_group[c], j] += _lucene_part(c_weight[c], ys[at - y_base])
+            else:
+                acc[c_group[c], j] += _mf_part(c_weight[c], tfs[at], norms[c_field[c], d], lucene)
 
 
 @nb.njit(nogil=True, cache=True)
@@ -218,12 +222,8 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
             for i in range(ua, uz):
                 span += ends[i] - cursor[i]
             if nt * (uz - ua) * lookup_ratio < span:  # few documents: look each one up
-                for x in range(nt):
-                    j = wtouched[x]
-                    g, part = _unit_part(bm25f, first, ua, uz, start + j, c_field, c_weight, c_group, c_idf, k1, docs,
-                                         tfs, norms, lucene, ys, y_base, cursor, ends)
-                    if part != 0.0:
-                        acc[g, j] += part
+                _add_unit(bm25f, first, ua, uz, start, wtouched, nt, c_field, c_weight, c_group, c_idf, k1, docs, tfs,
+                          norms, lucene, ys, y_base, cursor, ends, acc)
                 read += nt * (uz - ua)
                 continue
         if not bm25f:
@@ -324,22 +324,18 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, y_maxima, xs):
-    """The most unit ua..uz−1 can add to a score in the window, from its clauses' largest block
-    maxima there (xs[i]; 0 where a clause has no posting in the window): of Lucene's y where
-    `y_maxima`, else of tf·(1/norm) (Lucene's) or the impact."""
+def _unit_bound(bm25f, y, x, w, k1, lucene, y_maxima):
+    """The most a unit can add to a score in the window, from its clauses' largest block maxima there (0 where
+    a clause has no posting in the window). BM25F: y = Σ w_f·maximum over the term's clauses, w its idf; else x
+    the clause's maximum (float32: of Lucene's y where `y_maxima`, else of tf·(1/norm) (Lucene's) or the
+    impact), w its weight. Scalars only: see _score_window on calls with arrays."""
     if bm25f:
-        y = 0.0
-        for i in range(ua, uz):
-            y += c_weight[first + i] * np.float64(xs[i])
         if y == 0.0:
             return 0.0
         y *= BOUND_SLACK
-        return c_idf[first + ua] * y * (k1 + 1.0) / (y + k1) * BOUND_SLACK
-    x = xs[ua]
+        return w * y * (k1 + 1.0) / (y + k1) * BOUND_SLACK
     if x == 0.0:
         return 0.0
-    w = c_weight[first + ua]
     if lucene:
         return _lucene_part(w, x if y_maxima else _F32_ONE + x) * BOUND_SLACK
     return w * np.float64(x) * BOUND_SLACK
@@ -348,17 +344,15 @@ def _unit_bound(bm25f, first, ua, uz, c_weight, c_idf, k1, lucene, y_maxima, xs)
 @nb.njit(nogil=True, cache=True)
 def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys,
                  y_base, lo, hi, sums, n_acc):
-    """Document d's score summed in the query's unit order (the term-at-a-time kernels' order)."""
-    for g in range(n_acc):
-        sums[g] = 0.0
+    """Document d's score summed in the query's unit order (the term-at-a-time kernels' order); `sums`: n_acc × 1."""
+    sums[:, 0] = 0.0
+    one = np.zeros(1, np.int64)  # d as the one document of a window starting at d
     for u in range(n_u):
-        g, part = _unit_part(bm25f, first, ustart[u], ustart[u + 1], d, c_field, c_weight, c_group, c_idf, k1, docs,
-                             tfs, norms, lucene, ys, y_base, lo, hi)
-        if part != 0.0:
-            sums[g] += part
-    s = sums[0]
+        _add_unit(bm25f, first, ustart[u], ustart[u + 1], d, one, 1, c_field, c_weight, c_group, c_idf, k1, docs, tfs,
+                  norms, lucene, ys, y_base, lo, hi, sums)
+    s = sums[0, 0]
     for g in range(1, n_acc):
-        s = max(s, sums[g])
+        s = max(s, sums[g, 0])
     return s
 
 
@@ -421,7 +415,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     # its largest group sum: a document can reach at most the largest of its sums with their rests)
     rest = np.zeros((n_acc, max_clauses + 1), np.float64)
     ugroup = np.zeros(max_clauses, np.int64)  # each unit's group
-    sums = np.zeros(n_acc, np.float64)
+    sums = np.zeros((n_acc, 1), np.float64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
     redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order
@@ -473,8 +467,13 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 u = order[r]
                 for g in range(n_acc):
                     rest[g, r] = rest[g, r + 1]
-                rest[ugroup[u], r] += _unit_bound(bm25f, first, ustart[u], ustart[u + 1], c_weight, c_idf, k1, lucene,
-                                                  y_maxima, xs)
+                ua = ustart[u]
+                y = 0.0
+                if bm25f:
+                    for i in range(ua, ustart[u + 1]):
+                        y += c_weight[first + i] * np.float64(xs[i])
+                rest[ugroup[u], r] += _unit_bound(bm25f, y, xs[ua], c_idf[first + ua] if bm25f else c_weight[first + ua],
+                                                  k1, lucene, y_maxima)
             n_essential = n_u  # units from n_essential on (in order) cannot bring a document in alone
             if theta > 0:
                 while n_essential > 0:  # a document none of the units before found reaches at most this
