@@ -274,6 +274,8 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
             nf = np.uint64(c_field[c])
             w = c_weight[c]
             read += ends[i] - cursor[i]
+            # the same body over every posting, or over the marked documents' ones: written twice, as a helper
+            # would cost its array arguments' reference counts per call (see _score_window)
             if essential:
                 for p in range(np.uint64(cursor[i]), np.uint64(ends[i])):
                     d = np.uint64(docs[p])
