@@ -42,7 +42,8 @@ from numba.extending import overload
 from ..index.packed import decode_list
 from .bounds import BLOCK_SHIFT
 from .topk import _emit, _f32_bits
-from .windowed import PRUNE_SLACK, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties, _window_end
+from .windowed import (PRUNE_SLACK, _listed, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties,
+                       _window_end)
 
 # Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
 # same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
@@ -52,6 +53,7 @@ BOUND_SLACK = 1.0 + 2.0 ** -16
 # whose float32 rounding could change within ORDER_ULPS·n + 4 ulps is summed again in the query's order.
 ORDER_ULPS = 2.0
 _F32_ONE = np.float32(1.0)
+_ONE = np.uint64(1)
 
 
 def query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
@@ -141,17 +143,6 @@ def _norm_at(postings, ys, base, p, norms, f, d):
     return gathered
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
-def _listed(docs, p, e, u_start, seen, hits):
-    """The postings p..e−1 whose window document (docs[p] − u_start) is marked, into hits, in order; their
-    number. Without a branch per posting (about one in five is marked, at random: a branch mispredicts)."""
-    n = np.uint64(0)
-    for at in range(np.uint64(p), np.uint64(e)):
-        hits[n] = np.int64(at)
-        n += seen[np.uint64(docs[at]) - u_start]
-    return n
-
-
 @nb.njit(nogil=True, cache=True)
 def _add_unit(bm25f, first, ua, uz, start, js, n, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys,
               y_base, lo, hi, acc):
@@ -181,12 +172,12 @@ def _add_unit(bm25f, first, ua, uz, start, js, n, c_field, c_weight, c_group, c_
 
 @nb.njit(nogil=True, cache=True)
 def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_acc, start, c_field, c_weight, c_group,
-                  c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, marked, wtouched, pseudo,
+                  c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor, ends, acc, wbits, wtouched, pseudo,
                   ptouched, lookup_ratio, hits):
     """Add a window's units heaviest first (`order`; unit u: clauses ustart[u]..ustart[u+1]−1). Units before
     n_essential read every posting, first touches listed in wtouched (a document is new while all its sums are
     0: parts are > 0); the others add only to listed documents, by a marked-document scan of their postings
-    (`marked`: a byte per window document, set from the first dropping on) or, few documents, a binary search per
+    (`wbits`: a bit per window document, set from the first dropping on) or, few documents, a binary search per
     document, once documents that cannot reach θ are dropped (rest[g, r]: the most units r.. add to group g).
     Returns the count of listed documents and the postings read or looked up.
 
@@ -215,11 +206,11 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                     best = max(best, acc[g, j] + rest[g, r])
                 if _f32_bits(best * PRUNE_SLACK) >= theta:
                     kept += 1
-                    marked[j] = 1
+                    wbits[j >> 6] |= _ONE << np.uint64(j & 63)
                 else:
                     for g in range(n_acc):
                         acc[g, j] = 0.0
-                    marked[j] = 0
+                    wbits[j >> 6] &= ~(_ONE << np.uint64(j & 63))
             nt = kept
             span = 0
             for i in range(ua, uz):
@@ -246,7 +237,7 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                         nt += (a == 0.0) & (acc[other, j] == 0.0)
                         acc[row, j] = a + _lucene_part(w, ys[p - u_base])
                 else:
-                    for h in range(_listed(docs, cursor[ua], ends[ua], u_start, marked, hits)):
+                    for h in range(_listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)):
                         p = np.uint64(hits[h])
                         acc[row, np.uint64(docs[p]) - u_start] += _lucene_part(w, ys[p - u_base])
             elif essential:
@@ -258,7 +249,7 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                     nt += (a == 0.0) & (acc[other, j] == 0.0)
                     acc[row, j] = a + _mf_part(w, tfs[p], norm_at(postings, ys, u_base, p, norms, nf, d), lucene)
             else:
-                for h in range(_listed(docs, cursor[ua], ends[ua], u_start, marked, hits)):
+                for h in range(_listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)):
                     p = np.uint64(hits[h])
                     d = np.uint64(docs[p])
                     acc[row, d - u_start] += _mf_part(w, tfs[p], norm_at(postings, ys, u_base, p, norms, nf, d), lucene)
@@ -285,7 +276,7 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                     n_p += y == 0.0
                     pseudo[j] = y + w * tfs[p] * norm_at(postings, ys, u_base, p, norms, nf, d)
             else:
-                for h in range(_listed(docs, cursor[i], ends[i], u_start, marked, hits)):
+                for h in range(_listed(docs, cursor[i], ends[i], u_start, wbits, hits)):
                     p = np.uint64(hits[h])
                     d = np.uint64(docs[p])
                     j = d - u_start
@@ -308,7 +299,7 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                 nt += a == 0.0
                 acc[row, j] = a + idf * y * (k1 + 1.0) / (y + k1)
         else:
-            for h in range(_listed(docs, cursor[uz - 1], ends[uz - 1], u_start, marked, hits)):
+            for h in range(_listed(docs, cursor[uz - 1], ends[uz - 1], u_start, wbits, hits)):
                 p = np.uint64(hits[h])
                 d = np.uint64(docs[p])
                 j = d - u_start
@@ -348,10 +339,10 @@ def _unit_bound(bm25f, y, x, w, k1, lucene, y_maxima):
 
 @nb.njit(nogil=True, cache=True)
 def _exact_score(bm25f, first, n_u, ustart, d, c_field, c_weight, c_group, c_idf, k1, docs, tfs, norms, lucene, ys,
-                 y_base, lo, hi, sums, n_acc):
-    """Document d's score summed in the query's unit order (the term-at-a-time kernels' order); `sums`: n_acc × 1."""
+                 y_base, lo, hi, sums, n_acc, one):
+    """Document d's score summed in the query's unit order (the term-at-a-time kernels' order); `sums`: n_acc × 1;
+    `one`: [0], d as the one document of a window starting at d."""
     sums[:, 0] = 0.0
-    one = np.zeros(1, np.int64)  # d as the one document of a window starting at d
     for u in range(n_u):
         _add_unit(bm25f, first, ustart[u], ustart[u + 1], d, one, 1, c_field, c_weight, c_group, c_idf, k1, docs, tfs,
                   norms, lucene, ys, y_base, lo, hi, sums)
@@ -382,7 +373,7 @@ def _exact_sums(c_field, c_weight, first, n_cl, min_y):
 
 @nb.njit(nogil=True, cache=True)
 def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, ys, y_base, min_y, maxima,
-                   max_base, lookup_ratio, order_ulps, ranking, out, acc, marked, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
+                   max_base, lookup_ratio, order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
     """Top k per query of the bm25f layout (`bm25f`) or the multifield-max one, the same bits as
     topk.search_bm25f / topk.search_sum with combine_max (their arguments: `clauses` in their
     order, `c_group`, `c_idf`, `norms`, `lucene`), with pruning.
@@ -395,8 +386,8 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     `maxima[((p + shift) >> BLOCK_SHIFT) + base]` bounds the float32 tf·norm (bm25f: norm = 1/B_f;
     Lucene's 1/norm), or y where `ys` is read, or tf/(tf + norm) of posting p (block_of gives shift
     and base). Scratch, one window of documents (zeroed, handed back zeroed): `acc` (n_acc × window
-    float64: one sum per multifield-max group, two at most (title, text), one for bm25f), `marked`
-    (window uint8, a byte per document), `wtouched`,
+    float64: one sum per multifield-max group, two at most (title, text), one for bm25f), `wbits`
+    (window/64 uint64, a bit per document), `wtouched`,
     `pseudo` (float64), `ptouched`. dbuf, tbuf: packed postings' decoding room (the query's postings in all).
     `order_ulps`: ORDER_ULPS (a test raises it to sum nearly every score again in the query's order).
     Returns the number of postings read or looked up."""
@@ -421,6 +412,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     rest = np.zeros((n_acc, max_clauses + 1), np.float64)
     ugroup = np.zeros(max_clauses, np.int64)  # each unit's group
     sums = np.zeros((n_acc, 1), np.float64)
+    one = np.zeros(1, np.int64)
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
     redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order
@@ -490,7 +482,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                     n_essential -= 1
             nt, got = _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_acc, start, c_field,
                                     c_weight, c_group, c_idf, k1, postings, docs, tfs, norms, lucene, ys, y_base, cursor,
-                                    ends, acc, marked, wtouched, pseudo, ptouched, lookup_ratio, hits)
+                                    ends, acc, wbits, wtouched, pseudo, ptouched, lookup_ratio, hits)
             read += got
             # the window's documents are complete: keyed, or (their float32 may depend on the order of the sum)
             # listed to be summed again in the query's order after this loop, not in it. Measured at NQ size:
@@ -504,7 +496,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 for g in range(1, n_acc):
                     s = max(s, acc[g, j])
                     acc[g, j] = 0.0
-                marked[j] = 0
+                wbits[j >> np.uint64(6)] = 0
                 bits = _f32_bits(s)
                 if reordered:
                     upper = _f32_bits(s * (1.0 + eps))
@@ -519,7 +511,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
             for x in range(n_redo):
                 j = redo[x]
                 s = _exact_score(bm25f, first, n_u, ustart, start + j, c_field, c_weight, c_group, c_idf, k1,
-                                 docs, tfs, norms, lucene, ys, y_base, cursor, ends, sums, n_acc)
+                                 docs, tfs, norms, lucene, ys, y_base, cursor, ends, sums, n_acc, one)
                 bits = _f32_bits(s)
                 keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
                 m += bits >= theta

@@ -604,7 +604,6 @@ class Searcher:
         if buf.get("gacc") is None or buf["gacc"].shape[0] < n_acc:
             buf["gacc"] = np.zeros((n_acc, w), np.float64)
             buf["pseudo"], buf["ptouched"] = np.zeros(w, np.float64), np.empty(w, np.int64)
-            buf["marked"] = np.zeros(w, np.uint8)  # a byte per window document
         need = 0
         if self._packed is not None:
             a, z = int(queries.q_ptr[0]), int(queries.q_ptr[-1])
@@ -614,7 +613,7 @@ class Searcher:
         if "qdbuf" not in buf or len(buf["qdbuf"]) < need:
             buf["qdbuf"] = np.empty(need, np.uint32)
             buf["qtbuf"] = np.empty(need, self._tf_dtype if self._packed is not None else self._tfs.dtype)
-        return {"gacc": buf["gacc"][:n_acc], "marked": buf["marked"], "pseudo": buf["pseudo"], "ptouched": buf["ptouched"],
+        return {"gacc": buf["gacc"][:n_acc], "pseudo": buf["pseudo"], "ptouched": buf["ptouched"],
                 "qdbuf": buf["qdbuf"], "qtbuf": buf["qtbuf"]}
 
     def _setting(self, lay: Layout, k1, b, lucene) -> dict:
@@ -702,7 +701,7 @@ class Searcher:
             return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), n_acc, postings,
                                           norms, lucene, setting["impacts"], setting["impact_base"], setting["min_y"],
                                           setting["maxima"], setting["maxima_base"],
-                                          windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], g["marked"],
+                                          windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
                                           buf["wtouched"], g["pseudo"], g["ptouched"], selection, g["qdbuf"],
                                           g["qtbuf"])
         if lay.name == "bm25f":  # every posting scored, term at a time (prune off)
