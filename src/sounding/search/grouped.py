@@ -10,7 +10,7 @@ each field clause (BM25F: saturation is increasing in x) or the largest impact o
 
 Pruning as in windowed.py: units are added heaviest first (static weight: idf, or the clause's
 weight); once the units left could together add less than θ in a window, they only add to the
-documents the others found (a byte per window document, read per posting without a branch, or a binary
+documents the others found (a bit per window document, read per posting without a branch, or a binary
 search per document when few), dropping documents whose partial score plus the bounds left cannot reach θ.
 A window's units are added in one call (_score_window), its loops written out: numba changes the reference
 count of each array argument of every call, inlined or not, atomically; a call per unit and window made that
