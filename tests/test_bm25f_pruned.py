@@ -67,6 +67,22 @@ def test_scores_summed_again_in_query_order(zipf_pair, monkeypatch, tmp_path):
                            lucene_norms=lucene, title_weight=title_weight)
 
 
+def test_impacts_stay_within_their_margin():
+    """multifield-max's default arithmetic adds w·impact (impact = float64 tf/(tf + norm), made at setting
+    build) where the term-at-a-time kernel adds (w·tf)/(tf + norm): two roundings each, so a part differs by
+    under 4 ulps of itself, half the margin grouped.IMPACT_ULPS widens the re-sum check by. Over a million
+    random weights, tfs and float32 norms the largest difference is also nonzero (the check is needed)."""
+    rng = np.random.default_rng(7)
+    n = 1_000_000
+    w = rng.uniform(0.01, 30.0, n)
+    tf = rng.integers(1, 300, n).astype(np.float64)
+    norm = rng.uniform(0.05, 5.0, n).astype(np.float32).astype(np.float64)
+    reference = w * tf / (tf + norm)
+    impacts = w * (tf / (tf + norm))
+    rel = np.abs(impacts - reference) / reference
+    assert 0 < rel.max() <= grouped.IMPACT_ULPS / 2 * 2.0 ** -53
+
+
 def test_pruning_skips_postings(zipf_pair, monkeypatch):
     """At k = 10 many postings of the common terms cannot change the top k: fewer are read than the
     query lists hold (a look-up counts as one)."""

@@ -61,7 +61,8 @@ def test_lists_made_on_demand_equal_the_whole_span(index, layout, lucene):
     s.search(_queries(1, 6, vocab=120), layout=layout, lucene_norms=lucene, k=10)
     s.search(_queries(2, 6), layout=layout, lucene_norms=lucene, k=10)  # a second batch: more lists
     setting = s._settings.value
-    assert setting["posting_norms"] == (layout in ("multifield-max", "bm25f") and not lucene)
+    kept = {"multifield-max": bounds.KEEP_IMPACT64, "bm25f": bounds.KEEP_NORM}.get(layout, bounds.KEEP_PART)
+    assert setting["kept"] == (bounds.KEEP_PART if lucene else kept)
     parts, maxima = _reference(s, setting)
     base, n_terms = setting["span"].base, s._offsets.shape[1] - 1
     made = np.flatnonzero(setting["filled"])
@@ -70,8 +71,14 @@ def test_lists_made_on_demand_equal_the_whole_span(index, layout, lucene):
     for key in made:
         f, t = divmod(int(key), n_terms)
         a, z = int(s._offsets[f, t]), int(s._offsets[f, t + 1])
-        if setting["posting_norms"]:  # the grouped kernel's default arithmetic: each posting's document norm
-            assert np.array_equal(setting["impacts"][a - base : z - base], setting["norms"][f][s._docs[a:z]]), (f, t)
+        kept_here = setting["impacts"][a - base : z - base]
+        if setting["kept"] == bounds.KEEP_NORM:  # bm25f's default arithmetic: each posting's document norm
+            assert np.array_equal(kept_here, setting["norms"][f][s._docs[a:z]]), (f, t)
+        elif setting["kept"] == bounds.KEEP_IMPACT64:  # multifield-max's: float64 tf/(tf + norm), as numba
+            tf = s._tfs[a:z].astype(np.float64)         # makes uint + float32: in float64
+            den = tf + setting["norms"][f][s._docs[a:z]].astype(np.float64)
+            assert kept_here.dtype == np.float64
+            assert np.array_equal(kept_here, tf / den), (f, t)
         elif len(setting["impacts"]):
             assert np.array_equal(setting["impacts"][a - base : z - base], parts[a - base : z - base]), (f, t)
         blocks.update(range((a - base) >> bounds.BLOCK_SHIFT, ((z - 1 - base) >> bounds.BLOCK_SHIFT) + 1))

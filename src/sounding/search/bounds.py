@@ -35,6 +35,11 @@ class Span(NamedTuple):
 IMPACT = 0  # tf / (tf + norm): the default arithmetic's impact (numpy's `tf.astype(float32) / (tf + norms[docs])`)
 PRODUCT = 1  # tf·norm: BM25F's tf/B_f, or Lucene's tf·(1/norm) where y is not kept (packed postings)
 LUCENE_Y = 2  # y = 1 + tf·(1/norm): Lucene's arithmetic, from which a clause of weight w adds w − w/y
+# what fill_lists keeps per posting (`kept`, in `impacts`)
+KEEP_PART = 0  # the mode's float32 part: the sum kernel's impacts, or Lucene's y
+KEEP_NORM = 1  # the posting's document norm (float32): BM25F's 1/B_f, read beside tf in posting order
+KEEP_IMPACT64 = 2  # float64 tf/(tf + norm), with tf + norm as the kernels make it: multifield-max's default
+#                    arithmetic adds w·impact instead of dividing per posting (grouped.py: the re-sum margin covers it)
 _F32_ONE = np.float32(1.0)
 
 
@@ -64,12 +69,11 @@ def _block_max(b, span, docs, tfs, norms, mode):
 
 
 @nb.njit(nogil=True, cache=True)
-def fill_lists(starts, ends, fields, span, docs, tfs, norms, mode, impacts, imp_base, maxima, posting_norms=False):
-    """For each list i (postings starts[i]..ends[i]−1 of field fields[i]): its impacts into
-    impacts[p − imp_base] (when `impacts` is not empty), or with `posting_norms` each posting's document
-    norm norms[fields[i], docs[p]] (what the grouped kernel reads beside tf, in posting order), and the
-    maximum of every block holding one of its postings into maxima[b], in one pass. A block shared with a neighbouring list gets the
-    maximum over all its postings, so every block gets the same value whichever of its lists is
+def fill_lists(starts, ends, fields, span, docs, tfs, norms, mode, impacts, imp_base, maxima, kept=KEEP_PART):
+    """For each list i (postings starts[i]..ends[i]−1 of field fields[i]): what `kept` says of each posting
+    into impacts[p − imp_base] (when `impacts` is not empty): its part, or its document norm
+    norms[fields[i], docs[p]], or its float64 impact; and the maximum of every block holding one of its
+    postings into maxima[b], in one pass. A block shared with a neighbouring list gets the maximum over all its postings, so every block gets the same value whichever of its lists is
     made first (or both, by two threads at once), the value made for the whole span at once."""
     keep = impacts.shape[0] > 0
     base = span.base
@@ -84,9 +88,15 @@ def fill_lists(starts, ends, fields, span, docs, tfs, norms, mode, impacts, imp_
             # unsigned indices: numba then emits no negative-index wraparound (a third less time)
             for p in range(np.uint64(max(s, a)), np.uint64(min(e, z))):
                 nd = nf[docs[p]]
-                v = _part(np.float32(tfs[p]), nd, mode)
+                tf = tfs[p]
+                v = _part(np.float32(tf), nd, mode)
                 if keep:
-                    impacts[p - ub] = nd if posting_norms else v
+                    if kept == KEEP_NORM:
+                        impacts[p - ub] = nd
+                    elif kept == KEEP_IMPACT64:
+                        impacts[p - ub] = np.float64(tf) / (tf + nd)  # tf + nd as grouped._mf_part makes it (float64)
+                    else:
+                        impacts[p - ub] = v
                 m = max(m, v)
             if s < a or e > z:  # the block holds postings of other lists too
                 m = _block_max(b, span, docs, tfs, norms, mode)

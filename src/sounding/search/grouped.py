@@ -25,7 +25,10 @@ looked up by binary search. So the bits are theirs without giving up the heavies
 makes pruning work. Lucene's parts are float32 values whose float64 sums are mostly exact and then
 often lie on a float32 rounding midpoint, which that margin would send to be summed again; where
 the setting's smallest 1/norm shows every sum of the query's parts exact (_exact_sums), no order can
-change a bit and none is.
+change a bit and none is. multifield-max's default arithmetic on raw postings adds w·impact (float64
+tf/(tf + norm), made at setting build: bounds.KEEP_IMPACT64) instead of dividing per posting (measured
+at NQ size: 0.61-0.65x the kernel's time); its parts then differ from the term-at-a-time ones by two
+roundings, so every score is checked, with the margin widened by IMPACT_ULPS.
 
 Raw postings are read in place; packed ones are decoded a list at a time into one buffer per
 query (no pruning of the decoding, only of the scoring), or copied there from the lists held decoded
@@ -52,6 +55,10 @@ BOUND_SLACK = 1.0 + 2.0 ** -16
 # A float64 sum of n positive parts in another order differs by under 2·n ulps of the sum: a score
 # whose float32 rounding could change within ORDER_ULPS·n + 4 ulps is summed again in the query's order.
 ORDER_ULPS = 2.0
+# multifield-max's float64 impacts (bounds.KEEP_IMPACT64): w·fl(tf/den) against the term-at-a-time
+# fl(w·tf)/den, two roundings each, differ by under 4 ulps of the part, so a sum by under 4 ulps of the
+# sum more; the margin is widened by this many, and every score is checked (not only reordered sums).
+IMPACT_ULPS = 8.0
 _F32_ONE = np.float32(1.0)
 _ONE = np.uint64(1)
 
@@ -113,9 +120,11 @@ def _block_of(postings, f, t, s, max_base):
     return packed
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True)
 def _mf_part(w, tf, norm, lucene):
-    """A multifield-max clause's share of a posting, as topk.search_sum makes it."""
+    """A multifield-max clause's share of a posting, as topk.search_sum makes it. Scalars only, so a call
+    changes no reference count; not inlined by numba (LLVM inlines it), as numba's inlining of it into
+    mf_value's overload trips its IR checks (NumbaIRAssumptionWarning)."""
     if lucene:
         w32 = np.float32(w)
         return np.float64(w32 - w32 / (_F32_ONE + np.float32(tf) * norm))
@@ -124,7 +133,7 @@ def _mf_part(w, tf, norm, lucene):
 
 def norm_at(postings, ys, base, p, norms, f, d):
     """The norm of posting p's document d: raw postings' kept per posting (ys[p − base]: bounds.fill_lists'
-    `posting_norms`), read in posting order; packed ones' (decoded per query) from norms[f, d],
+    KEEP_NORM), read in posting order; packed ones' (decoded per query) from norms[f, d],
     gathered. The gathered norms of a window's documents lie on lines of memory the window's other reads
     do not bring into the cache. Chosen by the postings' type, at compile time: a branch on whether the
     norms are kept, although the same for a whole loop, made the loops 1.7× slower, a select 1.05×."""
@@ -140,6 +149,30 @@ def _norm_at(postings, ys, base, p, norms, f, d):
 
     def gathered(postings, ys, base, p, norms, f, d):
         return norms[f, d]
+    return gathered
+
+
+def mf_value(postings, w, tfs, ys, base, p, norms, f, d, lucene):
+    """What posting p (document d, field f) adds to a multifield-max sum: raw postings with float64 impacts
+    kept (ys, bounds.KEEP_IMPACT64), w·impact, not _mf_part's w·tf/(tf + norm): no division per posting, and
+    a part that differs by at most 2 roundings (see IMPACT_ULPS); else _mf_part. Chosen at compile time."""
+    raise NotImplementedError  # compiled only: see the overload below
+
+
+@overload(mf_value, inline="always")
+def _mf_value(postings, w, tfs, ys, base, p, norms, f, d, lucene):
+    if len(postings.types) == 3 and ys.dtype == nb.types.float64:
+        def impact(postings, w, tfs, ys, base, p, norms, f, d, lucene):
+            return w * ys[p - base]
+        return impact
+
+    if len(postings.types) == 3:
+        def kept(postings, w, tfs, ys, base, p, norms, f, d, lucene):
+            return _mf_part(w, tfs[p], ys[p - base], lucene)
+        return kept
+
+    def gathered(postings, w, tfs, ys, base, p, norms, f, d, lucene):
+        return _mf_part(w, tfs[p], norms[f, d], lucene)
     return gathered
 
 
@@ -247,12 +280,12 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                     a = acc[row, j]
                     wtouched[np.uint64(nt)] = np.int64(j)
                     nt += (a == 0.0) & (acc[other, j] == 0.0)
-                    acc[row, j] = a + _mf_part(w, tfs[p], norm_at(postings, ys, u_base, p, norms, nf, d), lucene)
+                    acc[row, j] = a + mf_value(postings, w, tfs, ys, u_base, p, norms, nf, d, lucene)
             else:
                 for h in range(_listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)):
                     p = np.uint64(hits[h])
                     d = np.uint64(docs[p])
-                    acc[row, d - u_start] += _mf_part(w, tfs[p], norm_at(postings, ys, u_base, p, norms, nf, d), lucene)
+                    acc[row, d - u_start] += mf_value(postings, w, tfs, ys, u_base, p, norms, nf, d, lucene)
             continue
         # BM25F: the term's clauses but the last add to pseudo (its documents listed in ptouched as first
         # met); the last completes each of its documents' x and saturates it at once; then the documents
@@ -380,8 +413,8 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
 
     `ys[p − y_base]`: Lucene's y = 1 + float32(tf)·(1/norm) of raw posting p (bounds.fill_lists, LUCENE_Y),
     read instead of tf and 1/norm where given (not empty) with `lucene`: a clause then adds w − w/y;
-    without `lucene`, raw posting p's document norm (bounds.fill_lists' `posting_norms`; see norm_at), always
-    given for raw postings then.
+    without `lucene`, raw posting p's float64 impact tf/(tf + norm) (multifield-max, bounds.KEEP_IMPACT64: see
+    mf_value) or document norm (bm25f, bounds.KEEP_NORM: see norm_at), always given for raw postings then.
     `min_y[f]`: (Lucene's arithmetic) 1 + the smallest float32 1/norm of field f, a lower bound on y.
     `maxima[((p + shift) >> BLOCK_SHIFT) + base]` bounds the float32 tf·norm (bm25f: norm = 1/B_f;
     Lucene's 1/norm), or y where `ys` is read, or tf/(tf + norm) of posting p (block_of gives shift
@@ -418,6 +451,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order
     hits = np.empty(window, np.int64)  # a unit's postings of listed documents, in a window (_listed)
     y_maxima = lucene and ys.shape[0] > 0
+    impacts = not bm25f and not lucene and ys.shape[0] > 0 and ys.itemsize == 8  # float64 impacts: IMPACT_ULPS
     read = 0
     for q in range(q_ptr.shape[0] - 1):
         first, end = q_ptr[q], q_ptr[q + 1]
@@ -437,12 +471,13 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
             while r2 > 0 and heavy[order[r2 - 1]] < heavy[order[r2]]:
                 order[r2 - 1], order[r2] = order[r2], order[r2 - 1]
                 r2 -= 1
-        eps = (order_ulps * n_u + 4.0) * 2.0 ** -53  # see ORDER_ULPS
-        reordered = False
+        eps = (order_ulps * n_u + 4.0 + (IMPACT_ULPS if impacts else 0.0)) * 2.0 ** -53  # see ORDER_ULPS
+        check = False  # whether a score can differ from the query-order sum: summed in another order, or of impacts
         for r in range(n_u):
-            reordered |= order[r] != r
-        if reordered and lucene and not bm25f:
-            reordered = not _exact_sums(c_field, c_weight, first, n_cl, min_y)
+            check |= order[r] != r
+        if check and lucene and not bm25f:
+            check = not _exact_sums(c_field, c_weight, first, n_cl, min_y)
+        check |= impacts
         for i in range(n_u):
             ugroup[i] = 0 if bm25f else c_group[first + ustart[i]]
         rest[:, n_u] = 0.0
@@ -498,7 +533,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                     acc[g, j] = 0.0
                 wbits[j >> np.uint64(6)] = 0
                 bits = _f32_bits(s)
-                if reordered:
+                if check:
                     upper = _f32_bits(s * (1.0 + eps))
                     again = upper >= theta and upper != _f32_bits(s * (1.0 - eps))
                     redo[n_redo] = np.int64(j)

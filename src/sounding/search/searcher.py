@@ -497,7 +497,7 @@ class Searcher:
                 a, z = part
                 bounds.fill_lists(starts[a:z], ends[a:z], fields[a:z], setting["span"], self._docs, self._tfs,
                                   setting["norms"], setting["mode"], setting["impacts"], setting["impact_base"],
-                                  setting["maxima"], setting["posting_norms"])
+                                  setting["maxima"], setting["kept"])
 
             if len(parts) > 1:
                 with ThreadPoolExecutor(len(parts), thread_name_prefix="sounding-setting") as pool:
@@ -505,7 +505,7 @@ class Searcher:
             else:
                 fill(parts[0])
             filled[keys] = True
-            if len(setting["impacts"]) and not setting["posting_norms"]:  # these impacts are read, not tfs: let their pages go
+            if len(setting["impacts"]) and setting["kept"] == bounds.KEEP_PART:  # these parts are read, not tfs: let their pages go
                 span = setting["span"]
                 _release_pages(self._tfs[span.base : span.hi])
         return time.perf_counter() - start
@@ -637,7 +637,7 @@ class Searcher:
         product = lucene or lay.name == "bm25f"
         searched = [fields.index(f) for f in lay.weights]
         setting = {"norms": norms, "impacts": np.zeros(0, np.float32), "impact_base": 0, "maxima_base": 0,
-                   "lay_fields": lay_fields, "lay_weights": lay_weights, "filled": None, "posting_norms": False,
+                   "lay_fields": lay_fields, "lay_weights": lay_weights, "filled": None, "kept": bounds.KEEP_PART,
                    "min_y": np.ones(len(fields), np.float32)}
         if self._packed is not None:
             setting["maxima"] = self._packed_maxima(norms, searched, product)
@@ -650,13 +650,15 @@ class Searcher:
         lo = int(min(self._offsets[f, 0] for f in searched))
         hi = int(max(self._offsets[f, -1] for f in searched))
         # the sum kernel reads impacts, not tfs; with Lucene's arithmetic the sum and multifield-max kernels read y;
-        # the grouped kernel's default arithmetic (and bm25f's) reads tfs and each posting's document norm, kept
-        # per posting in the impacts' place (`posting_norms`): read in order, not gathered from the norms
+        # multifield-max's default arithmetic reads float64 impacts (no division per posting), bm25f tfs and each
+        # posting's document norm (1/B_f), kept per posting in the impacts' place: read in order, not gathered
         mode = bounds.PRODUCT if lay.name == "bm25f" else bounds.LUCENE_Y if lucene else bounds.IMPACT
-        setting["posting_norms"] = lay.name in GROUPED_LAYOUTS and not lucene
         parts = lay.name in SUM_LAYOUTS or lucene
-        if parts or setting["posting_norms"]:
-            setting["impacts"], setting["impact_base"] = _unwritten(hi - lo, np.float32), lo
+        if not parts and lay.name in GROUPED_LAYOUTS:
+            setting["kept"] = bounds.KEEP_NORM if lay.name == "bm25f" else bounds.KEEP_IMPACT64
+        if parts or setting["kept"] != bounds.KEEP_PART:
+            dtype = np.float64 if setting["kept"] == bounds.KEEP_IMPACT64 else np.float32
+            setting["impacts"], setting["impact_base"] = _unwritten(hi - lo, dtype), lo
         if lucene:  # 1 + each searched field's smallest 1/norm: the least y (grouped._exact_sums)
             min_y = setting["min_y"]
             for f in searched if self.index.n_docs else ():
