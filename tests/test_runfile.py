@@ -250,6 +250,17 @@ def test_run_writer_reads_the_ids_when_first_needed(tmp_path):
     assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
 
 
+def test_run_writer_warm_up_writes_nothing(tmp_path):
+    """`warm` loads the formatter (reported as set-up by search_to_run, not as writing): no line, no
+    effect on the qid order, and the run's bytes are the same."""
+    res = _results(["a", "b"], [[("x", 1.0), ("y", 0.5)], [("y", 2.0)]])
+    with RunWriter(tmp_path / "warm.run", res.docids, docid_byte_rank(res)) as w:
+        assert w.warm() >= 0.0 and w.lines == 0 and w.bytes == 0
+        w.write(res.qids, res.docs, res.scores, res.counts)
+    write_run(res.to_run(), tmp_path / "a.run")
+    assert (tmp_path / "warm.run").read_bytes() == (tmp_path / "a.run").read_bytes()
+
+
 def test_nine_digit_formatting_equals_python():
     rng = np.random.default_rng(0)
     values = [*(rng.random(20000).astype(np.float32) * 40), *((1 + rng.random(2000)) * 10.0 ** rng.integers(-12, 20, 2000)),

@@ -131,8 +131,9 @@ def search_cmd(
                           title_weight=title_weight, proximity=proximity, typos=typos, anserini_ties=anserini_ties)
     _notes(stats)
     console.print(f"{stats.queries:,} queries in {stats.search_seconds:.2f} s ({stats.queries_per_second:,.0f} q/s); "
-                  f"setup {stats.setup_seconds:.2f} s (BM25 setting, kernels); {stats.lines:,} lines written in "
-                  f"{stats.write_seconds:.2f} s ({stats.lines_per_second:,.0f} lines/s) → {run}")
+                  f"setup {stats.setup_seconds:.2f} s (BM25 setting; compiled code loaded, or compiled once); "
+                  f"{stats.lines:,} lines written in {stats.write_seconds:.2f} s ({stats.lines_per_second:,.0f} lines/s)"
+                  f" → {run}")
     exit_when_done()
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -469,6 +470,14 @@ class RunWriter:
                 chunks.append(self._python_query(shown[i], rows[i], docs, scores, counts, remove_self_hits))
             start = ends[i]
         return Formatted(chunks, None, shown[0], shown[-1])
+
+    def warm(self) -> float:
+        """Load the compiled formatter (compile it, the first time after install), and read the ids: a query
+        with no hit formatted and not written. Returns the seconds, which a caller reports as set-up, not as
+        writing."""
+        start = time.perf_counter()
+        self.format(["warm"], np.zeros((1, 1), np.int64), np.zeros((1, 1), np.float32), np.zeros(1, np.int64))
+        return time.perf_counter() - start
 
     def emit(self, formatted: "Formatted") -> None:
         """Write what `format` made, after everything emitted before (qids must keep increasing)."""

@@ -27,7 +27,8 @@ class RunStats:
     lines: int = 0
     bytes: int = 0
     search_seconds: float = 0.0  # the kernels' time (`Results.seconds`, summed)
-    setup_seconds: float = 0.0  # BM25 setting (each batch's lists, most made beside the search before it) and kernel load
+    setup_seconds: float = 0.0  # BM25 setting (each batch's lists, most made beside the search before it), kernels and
+    #                             the run formatter loaded (compiled the first time after install)
     write_seconds: float = 0.0  # formatting and writing the run (compression included), beside the search
     seconds: float = 0.0  # the whole call
     empty_queries: list[str] = field(default_factory=list)
@@ -79,7 +80,8 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
-        pending = pool.submit(lambda: writer.table)  # the ids read in the writer's thread, beside the first batch
+        # the ids read and the formatter loaded (or compiled) in the writer's thread, beside the first batch: set-up
+        warming = pending = pool.submit(writer.warm)
         typos = dict(typos=options.get("typos", False), typo_factor=options.get("typo_factor", 0.5))
         prepared, formatting, formatted_here = None, False, 0.0
         for i, a in enumerate(range(0, len(order), batch)):
@@ -114,6 +116,7 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
             del res
         if pending is not None:
             pending.result()
+        stats.setup_seconds += warming.result()
         t = time.perf_counter()
     stats.write_seconds += time.perf_counter() - t + formatted_here  # the file's close (gzip's last block) and rename
     stats.lines, stats.bytes = writer.lines, writer.bytes
