@@ -27,7 +27,7 @@ often lie on a float32 rounding midpoint, which that margin would send to be sum
 the setting's smallest 1/norm shows every sum of the query's parts exact (_exact_sums), no order can
 change a bit and none is. multifield-max's default arithmetic on raw postings adds w·impact (float64
 tf/(tf + norm), made at setting build: bounds.KEEP_IMPACT64) instead of dividing per posting (measured
-at NQ size: 0.61-0.65x the kernel's time); its parts then differ from the term-at-a-time ones by two
+at NQ size: 0.61-0.74x the kernel's time); its parts then differ from the term-at-a-time ones by two
 roundings, so every score is checked, with the margin widened by IMPACT_ULPS.
 
 Raw postings are read in place; packed ones are decoded a list at a time into one buffer per
