@@ -14,7 +14,8 @@ from sounding.cli import main
 from sounding.datasets import Document
 from sounding.errors import SoundingError
 from sounding.eval import read_run
-from sounding.eval.runfile import RunWriter, _digits9, _put_score, _value9, docid_byte_rank, sorted_rows
+from sounding.eval.runfile import (RunWriter, _digits9, _put_score, _value9, docid_byte_rank, sorted_rows,
+                                   write_results)
 from sounding.eval.trec import write_run
 from sounding.index import build_index
 from sounding.search import Results, Searcher
@@ -198,6 +199,27 @@ def _results(qids, hits, k=None):
             docs[r, j], scores[r, j] = num[d], s
     rank = np.arange(len(docids))  # sorted ids: byte order of ASCII ids
     return Results(list(qids), docs, scores, np.array([len(h) for h in hits]), docids, rank=rank)
+
+
+def test_two_formatting_threads_write_the_same_bytes(tie_index, tmp_path):
+    # small batches: every second one formatted in a second thread into the spare buffer, written in order
+    path, queries = tie_index
+    res = Searcher(path).search(queries, layout="multifield-max", k=1000)
+    write_run(res.to_run(remove_self_hits=True), tmp_path / "a.run", tag="t")
+    for batch in (1, 7, 60, 1000):
+        for threads in (1, 2):
+            write_results(res, tmp_path / "b.run", tag="t", remove_self_hits=True, batch=batch, threads=threads)
+            assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes(), (batch, threads)
+
+
+def test_a_bad_id_in_the_second_thread_is_one_line_and_loses_nothing(tmp_path):
+    qids = [f"q{i}" for i in range(6)]
+    hits = [[("a", 2.0), ("b", 1.0)] for _ in qids]
+    hits[3] = [("a b", 1.0)]  # the second batch of two: formatted in the second thread
+    (tmp_path / "b.run").write_text("previous run\n")
+    with pytest.raises(SoundingError, match="whitespace"):
+        write_results(_results(qids, hits), tmp_path / "b.run", batch=2, threads=2)
+    assert (tmp_path / "b.run").read_text() == "previous run\n" and not list(tmp_path.glob(".*tmp"))
 
 
 def test_scores_order_and_repeated_qids(tmp_path):

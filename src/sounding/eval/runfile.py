@@ -545,14 +545,36 @@ class RunWriter:
 
 
 def write_results(results, path: str | os.PathLike, *, tag: str = "sounding", remove_self_hits: bool = False,
-                  batch: int = 256) -> Path:
+                  batch: int = 256, threads: int | None = None) -> Path:
     """Write a search's `Results` as a TREC run, the bytes of `write_run(results.to_run(...), path, tag)`,
-    `batch` queries at a time: the formatting buffer is one batch's (~20 MB at top 1,000), not the run's."""
+    `batch` queries at a time: the formatting buffers are two batches' (~20 MB each at top 1,000), not the run's.
+
+    With `threads` 2 (default: 2 where the machine has two cores or more) every second batch is formatted in a
+    second thread, into the writer's spare buffer, while this thread formats and writes the one before; batches
+    are written in order, so the bytes are the same. Measured at NQ size (3.44 M lines), formatting took
+    ~0.47 s of a ~0.85 s write: at the end of `sounding run`, when nothing else is searched, that was the
+    last setting's wait."""
+    from concurrent.futures import ThreadPoolExecutor
+
     rows = sorted_rows(results.qids)
+    batches = [rows[a : a + batch] for a in range(0, len(rows), batch)]
+    threads = min(2, os.cpu_count() or 1) if threads is None else threads
     with RunWriter(path, results.docids, docid_byte_rank(results), tag=tag) as w:
-        for a in range(0, len(rows), batch):
-            w.write(results.qids, results.docs, results.scores, results.counts, rows=rows[a : a + batch],
-                    remove_self_hits=remove_self_hits)
+        def formatted(part, spare):
+            return w.format(results.qids, results.docs, results.scores, results.counts, rows=part,
+                            remove_self_hits=remove_self_hits, spare=spare)
+
+        if threads < 2 or len(batches) < 2:
+            for part in batches:
+                w.emit(formatted(part, False))
+            return Path(path)
+        w.table  # the ids read once, before two threads ask for them
+        with ThreadPoolExecutor(1, thread_name_prefix="sounding-format") as pool:
+            for i in range(0, len(batches), 2):
+                second = pool.submit(formatted, batches[i + 1], True) if i + 1 < len(batches) else None
+                w.emit(formatted(batches[i], False))
+                if second is not None:
+                    w.emit(second.result())
     return Path(path)
 
 
