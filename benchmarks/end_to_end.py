@@ -17,6 +17,10 @@ Cases:
   Both indexes are built beforehand (not timed).
 - search, synthetic NQ-shaped corpus (`--synthetic SCALE`, benchmarks/synthetic.py; built and indexed
   beforehand, not timed): `sounding search` of its test queries at top 1000, 1 thread.
+- run, the same synthetic corpus (`--synthetic`; skip with `--skip run`): `sounding run` of every BM25
+  setting at 1 search thread (its index built beforehand, not timed), the whole command with its rows
+  removed first so that every setting is computed, and each setting's span end to end (search, run file,
+  scores, cross-check) from benchmarks/run_settings.py.
 - eval, 10,000 queries × 1,000 hits (benchmarks/eval_speed.py's synthetic data, written as a run file
   beforehand), measures nDCG@10, R@100, AP: `sounding eval --json` against a pytrec_eval script (plain
   line loop, RelevanceEvaluator, means) and `trec_eval -m ndcg_cut.10 -m recall.100 -m map` when a
@@ -33,6 +37,7 @@ import argparse
 import gzip
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -200,6 +205,26 @@ def case_synthetic(work: Path, scale: float, rows: list, repeat: int) -> None:
     rows.append(_row(f"search synthetic {scale} ({n:,} q, top 1000)", "sounding search", ours, None, None, n))
 
 
+def case_run(work: Path, scale: float, rows: list, repeat: int) -> None:
+    """`sounding run` on the synthetic corpus, every BM25 setting, 1 search thread, index built beforehand (not
+    timed): the whole command in a fresh process (its rows removed first, so that every setting is computed:
+    search, run file, scores, cross-check, then the reports), then each setting's span from
+    benchmarks/run_settings.py in one more fresh process. Writes 14 run files (~1.9 GB at scale 1.0)."""
+    sdir, out = work / f"synth-{scale}", work / f"run-synth-{scale}"
+    if not (out / "indexes").exists():
+        run_process(sounding("run", sdir, "--out", out, "--phase", "index"))
+    command = shlex.join(sounding("run", sdir, "--out", out, "--phase", "search", "--threads", "1"))
+    ours, = timed(["sh", "-c", f"rm -rf {shlex.quote(str(out / 'rows'))} && exec {command}"], repeat=repeat)
+    spans = subprocess.run([sys.executable, HERE / "run_settings.py", sdir, out, "--threads", "1"], env=user_env(),
+                           capture_output=True, text=True, check=True)
+    settings = json.loads(spans.stdout.strip().splitlines()[-1])["settings"]
+    n = sum(1 for _ in open(sdir / "queries.jsonl"))
+    row = _row(f"run synthetic {scale} ({len(settings)} BM25 settings)", "sounding run", ours, None, None,
+               n * len(settings))
+    row["settings"] = [{k: x[k] for k in ("setting", "seconds", "search_seconds")} for x in settings]
+    rows.append(row)
+
+
 def case_eval(work: Path, queries: int, rows: list, repeat: int) -> None:
     run_path, qrels_path = work / f"eval-{queries}.run", work / f"eval-{queries}.qrels"
     if not run_path.exists():  # in its own process: this one stays small (a child's peak RSS starts from it)
@@ -244,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replicas", type=int, default=100)
     ap.add_argument("--synthetic", type=float, default=None, help="also the synthetic corpus at this scale (1.0: NQ size)")
     ap.add_argument("--eval-queries", type=int, default=10_000)
-    ap.add_argument("--skip", default="", help="comma-separated cases to skip: scifact, eval")
+    ap.add_argument("--skip", default="", help="comma-separated cases to skip: scifact, run, eval")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each timed command (alternated); the median is shown")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -256,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         case_scifact(args.work, Path(args.data_dir), args.replicas, rows, args.repeat)
     if args.synthetic:
         case_synthetic(args.work, args.synthetic, rows, args.repeat)
+        if "run" not in skip:
+            case_run(args.work, args.synthetic, rows, args.repeat)
     if "eval" not in skip:
         case_eval(args.work, args.eval_queries, rows, args.repeat)
     print(f"\n{'case':<46} {'ours':>9} {'CPU':>7} {'RSS MB':>7} {'load':>5} | {'peer':<18} {'s':>7} {'CPU':>7} "
@@ -275,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'':<46} {r['ours_qps']:>8,.0f} q/s   {o['stderr'].splitlines()[-1][:150] if o['stderr'] else ''}")
         if "max_abs_diff_means" in r:
             print(f"{'':<46} means equal to {r['max_abs_diff_means']:.1e}")
+        for x in r.get("settings", []):  # `sounding run`: each setting's span (run_settings.py)
+            print(f"{'':<46} {x['setting']:<52} {x['seconds']:>6.2f} s (search {x['search_seconds']:.2f} s)")
     print(json.dumps({"benchmark": "end_to_end", "cpus": os.cpu_count(), "rows": rows}))
     return 1 if any(r.get("max_abs_diff_means", 0.0) > 1e-12 for r in rows) else 0
 
