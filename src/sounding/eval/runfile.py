@@ -547,7 +547,8 @@ class RunWriter:
 def write_results(results, path: str | os.PathLike, *, tag: str = "sounding", remove_self_hits: bool = False,
                   batch: int = 256, threads: int | None = None) -> Path:
     """Write a search's `Results` as a TREC run, the bytes of `write_run(results.to_run(...), path, tag)`,
-    `batch` queries at a time: the formatting buffers are two batches' (~20 MB each at top 1,000), not the run's.
+    `batch` queries at a time: the formatting buffers hold at most two batches (~20 MB each at top 1,000), not the
+    run.
 
     With `threads` 2 (default: 2 where the machine has two cores or more) every second batch is formatted in a
     second thread, into the writer's spare buffer, while this thread formats and writes the one before; batches
