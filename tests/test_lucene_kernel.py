@@ -7,7 +7,8 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher, bounds, windowed
+from sounding.search import Searcher
+from sounding.search.kernels import bounds, window
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +79,7 @@ def _lucene_scores(s: Searcher, queries, layout: str, k1: float, b: float) -> li
 @pytest.mark.parametrize("k1,b", [(0.9, 0.4), (1.2, 0.75)])
 def test_lucene_kernel_scores_equal_lucenes_steps(small_index, monkeypatch, layout, k1, b):
     path, queries = small_index
-    monkeypatch.setattr(windowed, "WINDOW", 256)  # several windows: pruning across them
+    monkeypatch.setattr(window, "WINDOW", 256)  # several windows: pruning across them
     s = Searcher(path)
     k = 25
     res = s.search(queries, layout=layout, k1=k1, b=b, k=k, lucene_norms=True)
@@ -97,7 +98,7 @@ def test_lucene_kernel_scores_equal_lucenes_steps(small_index, monkeypatch, layo
 def test_exact_sums_bound():
     """_exact_sums says yes only where any order of adding the parts gives the same float64, and no where
     the smallest possible part is too small beside the weights' sum (or may be 0)."""
-    from sounding.search.grouped import _exact_sums
+    from sounding.search.kernels.grouped import _exact_sums
 
     field = np.zeros(4, np.int64)
     weights = np.array([9.5, 3.25, 0.7, 0.02])
@@ -118,10 +119,10 @@ def test_multifield_max_lucene_summed_again_without_the_bound(small_index, monke
     """With no usable bound on Lucene's parts (min_y = 1) and the re-summing margin raised, every score near
     a float32 boundary is summed again in the query's order: the same bits as the bound's shortcut and as the
     exhaustive kernel."""
-    from sounding.search import grouped
+    from sounding.search.kernels import grouped
 
     path, queries = small_index
-    monkeypatch.setattr(windowed, "WINDOW", 256)
+    monkeypatch.setattr(window, "WINDOW", 256)
     fast, full = Searcher(path), Searcher(path)
     full.prune = False
     opts = dict(layout="multifield-max", k=25, lucene_norms=True)

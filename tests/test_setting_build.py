@@ -9,7 +9,8 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher, bounds
+from sounding.search import Searcher
+from sounding.search.kernels import bounds
 from sounding.search import searcher as searcher_module
 
 WORDS = [f"w{i:03d}" for i in range(300)]

@@ -6,7 +6,7 @@ import pytest
 from sounding.datasets import Document
 from sounding.index import build_index
 from sounding.search import Searcher
-from sounding.search.topk import N_BUCKETS, _select_top
+from sounding.search.kernels.selection import N_BUCKETS, select_top
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -25,7 +25,7 @@ def test_select_top_equals_sorting_everything(seed):
         keys = (scores.view(np.uint32).astype(np.uint64) << np.uint64(rank_bits)) | ranks
         expected = np.sort(keys)[::-1][:k]
         out, tmp = np.empty(max(k, 1), np.uint64), np.empty(max(k, 1), np.uint64)
-        m = _select_top(keys.copy(), n, k, 31 + rank_bits, out, tmp, hist)
+        m = select_top(keys.copy(), n, k, 31 + rank_bits, out, tmp, hist)
         assert m == len(expected)
         assert np.array_equal(out[:m], expected), (trial, n, k)
 

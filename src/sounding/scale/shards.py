@@ -531,10 +531,10 @@ def anserini_ties(merged: MergedResults, k: int) -> MergedResults:
 
     It must run on the whole collection's top k (cut in Lucene's order), after the merge: it numbers
     ties across all of them. The rule itself stays in one place,
-    `search.ties.apply_anserini_ties`; ranking each query's candidates among themselves in docid
+    `search.kernels.ties.apply_anserini_ties`; ranking each query's candidates among themselves in docid
     byte order orders them as the whole collection's ranks would.
     """
-    from ..search.ties import apply_anserini_ties
+    from ..search.kernels.ties import apply_anserini_ties
 
     counts = np.array([len(d) for d in merged.docids], dtype=np.int64)
     width = max(1, int(counts.max(initial=0)))

@@ -17,10 +17,14 @@ from ..analysis import get_analyzer
 from .. import validate
 from ..errors import SoundingError
 from ..index import Index
-from . import bm25, bounds, clauses, grouped, topk, windowed, windowed_packed
+from . import bm25
+from .kernels import bounds, clauses, exhaustive, grouped, selection, window, windowed, windowed_packed
+from .kernels.clauses import Clauses
+from .kernels.postings import PackedHeld, PackedPostings, Postings
+from .kernels.selection import Ranking, Selection, TopK
 from ..index.packed import decode_list
 from ..index.pages import release_pages as _release_pages
-from .ties import apply_anserini_ties
+from .kernels.ties import apply_anserini_ties
 from .layouts import Layout
 
 
@@ -146,7 +150,7 @@ class Searcher:
         self._packed = None  # packed postings (windowed_packed.PackedPostings), or raw docs and tfs
         if ix.postings == "packed":
             self._docs = self._tfs = None
-            self._packed = windowed_packed.PackedPostings(self._offsets, ix.first_blocks, np.asarray(ix.blk_last),
+            self._packed = PackedPostings(self._offsets, ix.first_blocks, np.asarray(ix.blk_last),
                                                           np.asarray(ix.blk_start), np.asarray(ix.blk_width),
                                                           np.asarray(ix.packed))
         else:
@@ -422,7 +426,7 @@ class Searcher:
 
     def _add_proximity(self, matches, out_docs, out_scores, out_n, weight, window) -> None:
         """Add weight × proximity bonus to each hit, then restore trec order (score desc, id desc)."""
-        from .proximity import proximity_bonus
+        from .kernels.proximity import proximity_bonus
 
         flat = self.index.manifest.fields.index("flat")
         n_flat = self._field_stats["flat"].doc_count
@@ -568,12 +572,12 @@ class Searcher:
         list and bitmap) and top-k selection, made once and reused: allocating and zeroing them per
         call cost query-at-a-time search. The kernels hand them back zeroed."""
         buf = getattr(self._local, "buf", None)
-        w = max(64, min(windowed.window_size(k), -(-self.index.n_docs // 64) * 64))  # or a small collection whole
+        w = max(64, min(window.window_size(k), -(-self.index.n_docs // 64) * 64))  # or a small collection whole
         if buf is None or buf["wacc"].shape[0] != w:  # (another window size: every scratch array made anew)
             buf = self._local.buf = {
                 "wacc": np.zeros(w, np.float64), "wtouched": np.empty(w, np.int64),
                 "wbits": np.zeros(w // 64, np.uint64),
-                "hist": np.empty(topk.N_BUCKETS, np.int64),
+                "hist": np.empty(selection.N_BUCKETS, np.int64),
             }
         if len(buf.get("sel", ())) < k:
             buf["sel"], buf["tmp"] = np.empty(k, np.uint64), np.empty(k, np.uint64)
@@ -595,7 +599,7 @@ class Searcher:
             buf["term_touched"] = np.empty(n + 1, np.int64)
         return buf
 
-    def _window_group_buffers(self, n_acc: int, queries: topk.Clauses) -> dict:
+    def _window_group_buffers(self, n_acc: int, queries: Clauses) -> dict:
         """This thread's scratch for the grouped kernel: n_acc window sums, a window of pseudo term
         frequencies and their list (zeroed, handed back zeroed), and for packed postings room to
         decode the longest query's lists (grown as needed)."""
@@ -685,44 +689,44 @@ class Searcher:
         tied at the cut, those last in docid byte order (trec_eval's order); with `ascending_ties`, those
         first (Lucene's), by handing them the ranks reversed."""
         ptr, c_field, c_term, c_weight, c_group, c_idf = clauses
-        queries = topk.Clauses(ptr[lo : hi + 1], c_field, c_term, c_weight)
+        queries = Clauses(ptr[lo : hi + 1], c_field, c_term, c_weight)
         norms = setting["norms"]
         buf = self._buffers(k)
-        postings = self._packed if self._packed is not None else topk.Postings(self._offsets, self._docs, self._tfs)
+        postings = self._packed if self._packed is not None else Postings(self._offsets, self._docs, self._tfs)
         rank, rank_to_doc = self._reversed_ranks if ascending_ties else (self._rank, self._rank_to_doc)
-        ranking = topk.Ranking(rank, rank_to_doc, self._rank_bits, k)
-        out = topk.TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
-        selection = topk.Selection(buf["sel"], buf["tmp"], buf["hist"])
+        ranking = Ranking(rank, rank_to_doc, self._rank_bits, k)
+        out = TopK(out_docs[lo:hi], out_scores.view(np.uint32)[lo:hi], out_n[lo:hi])
+        selection = Selection(buf["sel"], buf["tmp"], buf["hist"])
         if lay.name in GROUPED_LAYOUTS and self.prune:
             bm25f = lay.name == "bm25f"
             n_acc = 1 if bm25f else len(lay.weights)  # multifield-max: one sum per field
             g = self._window_group_buffers(n_acc, queries)
             if self._packed is not None:  # lists asked for again are held decoded (document ids and tfs)
-                postings = windowed_packed.PackedHeld(*postings, *windowed_packed.held_lists(
+                postings = PackedHeld(*postings, *windowed_packed.held_lists(
                     setting, postings, lucene, c_field, c_term, int(ptr[lo]), int(ptr[hi]), self._tf_dtype))
             return grouped.search_grouped(queries, c_group, c_idf, bm25f, float(k1), n_acc, postings,
                                           norms, lucene, setting["impacts"], setting["impact_base"], setting["min_y"],
                                           setting["maxima"], setting["maxima_base"],
-                                          windowed.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
+                                          window.LOOKUP_RATIO, grouped.ORDER_ULPS, ranking, out, g["gacc"], buf["wbits"],
                                           buf["wtouched"], g["pseudo"], g["ptouched"], selection, g["qdbuf"],
                                           g["qtbuf"])
         if lay.name == "bm25f":  # every posting scored, term at a time (prune off)
             g = self._group_buffers(1)
-            topk.search_bm25f(queries, c_group, c_idf, float(k1), postings, norms, ranking, out,
+            exhaustive.search_bm25f(queries, c_group, c_idf, float(k1), postings, norms, ranking, out,
                               buf["acc"], buf["touched"], g["term_touched"], g["total"], selection, g["dbuf"], g["tbuf"])
             return 0
         if lay.name == "multifield-max":
             g = self._group_buffers(2)
-            topk.search_sum(queries, c_group, 2, True, postings, norms, lucene, ranking, out,
+            exhaustive.search_sum(queries, c_group, 2, True, postings, norms, lucene, ranking, out,
                             g["groups"], g["total"], buf["touched"], selection, g["dbuf"], g["tbuf"])
             return 0
-        win = windowed.Window(buf["wacc"], buf["wtouched"], buf["wbits"])
+        win = window.Window(buf["wacc"], buf["wtouched"], buf["wbits"])
         if self._packed is not None:
             held = windowed_packed.held_lists(setting, postings, lucene, c_field, c_term, int(ptr[lo]), int(ptr[hi]))
             return windowed_packed.search_windowed_packed(queries, postings, norms, lucene, setting["maxima"], self.prune,
-                                                          windowed.LOOKUP_RATIO, ranking, out, win, selection, held)
+                                                          window.LOOKUP_RATIO, ranking, out, win, selection, held)
         return windowed.search_windowed(queries, postings,
                                         setting["impacts"], setting["impact_base"], lucene, setting["maxima"],
-                                        setting["maxima_base"], self.prune, windowed.LOOKUP_RATIO,
-                                        ranking, out, windowed.Window(buf["wacc"], buf["wtouched"], buf["wbits"]),
+                                        setting["maxima_base"], self.prune, window.LOOKUP_RATIO,
+                                        ranking, out, window.Window(buf["wacc"], buf["wtouched"], buf["wbits"]),
                                         selection)
