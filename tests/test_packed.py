@@ -119,7 +119,7 @@ def test_lists_held_decoded_give_the_same_bits(zipf_pair, monkeypatch, min_reads
         for k, threads in ((10, 1), (1000, 2), (100, 1)):
             _same(raw.search(queries, layout=layout, k=k, lucene_norms=lucene),
                   packed.search(queries, layout=layout, k=k, lucene_norms=lucene, threads=threads), (layout, lucene, k))
-        cache = packed._settings.value["held_lists"]
+        cache = packed.settings.last.value.held
         assert cache.used <= len(cache.docs) == capacity // (4 + cache.vals.itemsize)  # an id and a value a posting
         assert cache.vals.dtype == (np.uint16 if layout in ("bm25f", "multifield-max") else np.float32)
         if capacity == 0:

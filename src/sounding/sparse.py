@@ -35,7 +35,7 @@ import numpy as np
 from . import validate
 from .errors import SoundingError
 from .io import atomic_file, atomic_write
-from .search.searcher import Results
+from .search.hits import Results
 from .search.kernels.selection import heap_push_topk
 
 FORMAT_NAME = "sounding-impacts"

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import validate
 from ..errors import SoundingError
-from ..search.searcher import Results
+from ..search.hits import Results
 from ..search.kernels.selection import heap_push_topk
 
 QUERY_BLOCK = 32

@@ -5,7 +5,7 @@ from dataclasses import asdict, dataclass
 
 from ..errors import SoundingError
 from ..io import slug as model_slug
-from ..search.bm25 import PRESETS
+from ..search.params import PRESETS
 from ..search.layouts import LAYOUTS
 
 

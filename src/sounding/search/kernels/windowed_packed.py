@@ -129,16 +129,6 @@ class ListCache:
         return Held(at, self.docs, self.vals)
 
 
-def held_lists(setting: dict, postings: PackedPostings, lucene: bool, c_field, c_term, a: int, z: int,
-               tf_dtype=None) -> Held:
-    """Held (ListCache.held) for clauses a..z−1, from the setting's cache (made on first use: one per BM25
-    setting, since the values are its impacts; term frequencies of `tf_dtype` if given)."""
-    cache = setting.get("held_lists")
-    if cache is None:  # two threads may both make one: the first kept is used by all
-        cache = setting.setdefault("held_lists", ListCache(postings, setting["norms"], lucene, CACHE_BYTES, tf_dtype))
-    return cache.held(c_field, c_term, a, z)
-
-
 @nb.njit(nogil=True, cache=True, inline="always")
 def _block_size(b, b0, length):
     return min(BLOCK, length - ((b - b0) << BLOCK_SHIFT))
