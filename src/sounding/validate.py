@@ -10,6 +10,8 @@ from .errors import SoundingError
 
 
 def _number(name: str, value) -> float:
+    if type(value) is float or type(value) is int:  # the common case, without the ABC check's cost
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise SoundingError(f"{name} must be a number, not {value!r}")
     return float(value)

@@ -13,6 +13,7 @@ and the depth of `validate.DEFAULT_HITS`. The depth is `k` in Python and `--hits
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 from .. import validate
@@ -80,9 +81,14 @@ class BM25Params:
 
     @classmethod
     def of(cls, params: "BM25Params | None" = None, **values) -> "BM25Params":
-        """`params` with `values` in place of its own (checked), or a new one of `values` (the defaults for the rest)."""
+        """`params` with `values` in place of its own (checked), or a new one of `values` (the defaults for the rest).
+        The same values give the same (immutable) value: a query-at-a-time caller passing options by name
+        has them checked once, not per query."""
         if params is None:
-            return cls(**values)
+            try:
+                return _of_values(cls, tuple((k, type(v), v) for k, v in sorted(values.items())))
+            except TypeError:  # an unhashable value (a Layout): made and checked anew
+                return cls(**values)
         if not isinstance(params, cls):
             raise SoundingError(f"BM25 settings must be a BM25Params, not {type(params).__name__}")
         return params.replace(**values) if values else params
@@ -103,3 +109,9 @@ class BM25Params:
         return dict(layout=self.layout.name, k1=self.k1, b=self.b, k=self.k, lucene_norms=self.lucene_norms,
                     weights=self.layout.weights, proximity=self.proximity, window=self.window, typos=self.typos,
                     anserini_ties=self.anserini_ties)
+
+
+@functools.lru_cache(maxsize=64)
+def _of_values(cls, items: tuple) -> BM25Params:
+    """BM25Params of (name, type, value) items: the type is part of the key (True == 1, but k=True is refused)."""
+    return cls(**{name: value for name, _, value in items})
