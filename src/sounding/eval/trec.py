@@ -264,7 +264,7 @@ def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove
             {q: len(h) for q, h in run.items()}
     table, counts = got
     values = {str(m): table[:, c] for c, m in enumerate(ms)}
-    out: dict = {name: float(v.mean()) for name, v in values.items()}
+    out: dict = {str(m): m.aggregate(values[str(m)]) for m in ms}
     if per_query:
         out["per_query"] = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
     return out, counts

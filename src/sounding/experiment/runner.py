@@ -41,13 +41,14 @@ from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
+from ..eval.measures import sets as measure_sets
 from ..eval.metrics import judged_qids
 from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
 from .settings import Setting, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
-BEIR_MEASURES = ["nDCG@10", "R@100", "R@1000", "RR@100", "judged@10", "nDCG'@10", "bpref"]
-MRTYDI_MEASURES = ["RR@100", "R@100", "Success@100", "nDCG@10", "judged@10", "nDCG'@10", "bpref"]
+BEIR_MEASURES = list(measure_sets.BEIR)  # what a row holds (eval/measures/sets.py)
+MRTYDI_MEASURES = list(measure_sets.MRTYDI)
 POOL_K, POOL_SHOWN = 10, 5  # a row names the POOL_SHOWN queries with the most unjudged hits in its top POOL_K
 GATE_POINTS = 0.01  # "more than one point below" a published figure or a comparator
 
