@@ -348,3 +348,20 @@ def test_iter_calc_input_faults_are_one_line(qrels, run, says):
     with pytest.raises(SoundingError) as e:
         list(sounding.iter_calc(["AP"], qrels, run))
     assert says in str(e.value) and "\n" not in str(e.value)
+
+
+@needs_trec_eval
+@pytest.mark.parametrize("flags", [[], ["-q"]])
+def test_trec_layout_is_trec_eval_s_own_output(tmp_path, capsys, flags):
+    """`sounding eval --trec -m official` prints what `trec_eval -c -m official` prints (but its runid line)."""
+    import subprocess
+
+    from sounding.cli import main
+    from trec_eval_binary import TREC_EVAL
+
+    qf, rf = write_trec(QRELS, RUN, tmp_path)
+    assert main(["eval", str(qf), str(rf), "-m", "official", "-m", "11pt_avg", "--trec", *flags]) == 0
+    ours = capsys.readouterr().out.splitlines()
+    theirs = subprocess.run([TREC_EVAL, "-c", *flags, "-m", "official", "-m", "11pt_avg", str(qf), str(rf)],
+                            capture_output=True, text=True, timeout=60).stdout.splitlines()
+    assert ours == [line for line in theirs if not line.startswith("runid")]

@@ -29,8 +29,19 @@ def version() -> None:
     print(__version__)
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from .. import __version__
+
+        print(f"sounding {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print Sounding's version and exit."),
+) -> None:
     """Sounding: retrieval engine and zero-shot evaluation harness (BEIR, Mr. TyDi)."""
 
 

@@ -115,18 +115,18 @@ def search_cmd(
 ) -> None:
     """Search an index with BM25 and write a TREC run file (gzip for a .gz name). A sharded index is
     searched shard by shard with merged statistics and an exact top-k merge: the same run file."""
-    from ..datasets import load_queries
+    from ..datasets import queries_for
     from ..io import check_output_file
     from ..search import Searcher
     from ..search.stream import search_to_run
 
     check_output_file(run)  # before the search: a bad --run fails in a second
     if ray or (index / "shards.json").is_file():  # a sharded index (scale.shards.SHARDS_FILE)
-        return _search_sharded(index, load_queries(queries), run, ray, num_cpus, tag, remove_self_hits,
+        return _search_sharded(index, queries_for(queries), run, ray, num_cpus, tag, remove_self_hits,
                                dict(layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
                                     title_weight=title_weight, proximity=proximity, typos=typos,
                                     anserini_ties=anserini_ties))
-    stats = search_to_run(Searcher(index), load_queries(queries), run, tag=tag, remove_self_hits=remove_self_hits,
+    stats = search_to_run(Searcher(index), queries_for(queries), run, tag=tag, remove_self_hits=remove_self_hits,
                           layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
                           title_weight=title_weight, proximity=proximity, typos=typos, anserini_ties=anserini_ties)
     _notes(stats)

@@ -17,7 +17,8 @@ console = Console(width=None if sys.stdout.isatty() else 140)
 
 @app.command("run")
 def run_cmd(
-    datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`) or folders in BEIR layout"),
+    datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`), ir_datasets ids "
+                                                  "(beir/scifact/test, mr-tydi/ja/test, ...) or folders in BEIR layout"),
     out: Path = typer.Option(Path("sounding-out"), "--out", "-o", help="output folder (results.json, runs, reports)"),
     layouts: str = typer.Option(None, help="comma-separated layouts (default: flat,multifield,multifield-max,bm25f; "
                                 "with --retriever/--run and no BM25 option: the flat reference row only)"),
@@ -120,7 +121,8 @@ def _table(rows: list[ResultRow]) -> Table:
     for r in rows:
         m = r.metrics
         pub = (r.published or {}).get("nDCG@10")
-        t.add_row(r.dataset, r.setting.removeprefix("sounding.bm25."), f"{m['nDCG@10']:.4f}",
+        irds = r.extra.get("ir_datasets")
+        t.add_row(f"{r.dataset} ({irds})" if irds else r.dataset, r.setting.removeprefix("sounding.bm25."), f"{m['nDCG@10']:.4f}",
                   f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
                   f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–")

@@ -151,6 +151,7 @@ def run_experiment(
     threads = validate.threads(threads) if threads else (os.cpu_count() or 1)
     # fail fast on any bad name or folder, and on data that is not what the registry says it is
     loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified_data) for d in datasets]
+    loaded = list({(ds.name, ds.split): ds for ds in loaded}.values())  # one dataset named twice: once
     for ds in loaded:
         if ds.corpus_path is None:
             raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
@@ -371,7 +372,7 @@ def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int
 
         extra.update(row_extras(s, ds.name, out, per_query))
     row = ResultRow.from_dict({
-        "dataset": ds.name, **s.describe(), "metrics": metrics, "raw_metrics": raw_metrics, "n_queries": len(ds.qrels),
+        "dataset": ds.name, **({"ir_datasets": ds.irds_id} if ds.irds_id else {}), **s.describe(), "metrics": metrics, "raw_metrics": raw_metrics, "n_queries": len(ds.qrels),
         "crosscheck": scored.crosscheck_row(),
         "index_seconds": index_info["index_seconds"] if s.engine == "sounding" else None,
         "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,

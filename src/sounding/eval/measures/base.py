@@ -50,6 +50,7 @@ class Family:
     whole_ranking: bool = False  # the value may depend on any rank, cutoff or not (ties resolved everywhere)
     counts_only: bool = False  # the value never depends on where a hit ranks (no tie needs resolving)
     integer: bool = False  # values are counts (shown without decimals)
+    summary_only: bool = False  # trec_eval -q prints it only in the summary ("all"), not per query
     cutoff_param: str | None = None  # the parameter `@x` sets, when the cutoff is not a rank (iprec's recall)
     label: Callable[["Measure"], str | None] | None = None  # a name other than the default form, or None
 

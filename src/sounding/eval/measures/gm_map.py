@@ -18,6 +18,7 @@ FAMILY = Family(
     doc="Geometric mean over the queries of AP (each floored at 0.00001); per query, AP.",
     value=value,
     cutoff="none",
+    summary_only=True,
     params={"rel": ap.FAMILY.params["rel"]},
     spellings=("GMAP",),
     trec_eval=("gm_map", None),

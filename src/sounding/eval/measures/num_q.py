@@ -6,6 +6,7 @@ FAMILY = Family(
     doc="Queries evaluated: every query with a judgement (1 per query; the total is their number).",
     value=lambda q, m: 1.0,
     cutoff="none",
+    summary_only=True,
     spellings=("NumQ",),
     trec_eval=("num_q", None),
     aggregate="sum",
