@@ -17,7 +17,7 @@ console = Console(stderr=True)
 
 @app.command("index")
 def index_cmd(
-    dataset: str = typer.Argument(..., help="dataset name (see `sounding datasets`), dataset folder, or corpus file; "
+    dataset: str = typer.Argument(..., help="dataset name (see `sounding datasets`), ir_datasets id (beir/scifact/test), dataset folder, or corpus file; "
                                   "with --check, the index folder"),
     out: Path = typer.Option(None, "--out", "-o", help="index folder to write (replaced atomically)"),
     analyzer: str = typer.Option(None, help="analyzer name (default: the dataset language's Lucene-parity chain)"),
