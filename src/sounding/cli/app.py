@@ -48,6 +48,13 @@ def _root(
 _done = {"exit": False}  # set by a command whose work is all on disk and on screen once it returns
 
 
+def command_line() -> str:
+    """The command being run, as a shell would take it back (`sounding search INDEX ...`): for provenance."""
+    import shlex
+
+    return shlex.join(["sounding", *_done.get("argv", [])])
+
+
 def exit_when_done() -> None:
     """Say that this command leaves nothing for the interpreter's teardown to do (files closed, output
     printed): run as the program, the process then ends as soon as the command returns. Tearing down
@@ -91,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     Run as the program (`argv` None: the arguments are sys.argv's), a command that called
     `exit_when_done` ends the process here, after flushing stdout and stderr."""
     _done["exit"] = False
+    _done["argv"] = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
     _skip_blas_probe()
     if argv is None:
         # A command makes many objects and few reference cycles (numba's start-up alone makes ~1 M objects):

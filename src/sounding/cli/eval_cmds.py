@@ -55,6 +55,18 @@ def _coverage_note(qrels, run, console: Console, name: object = "run") -> None:
                       "(scored 0)", highlight=False, soft_wrap=True)
 
 
+def _header_warnings(runs: list[Path], console: Console) -> None:
+    """One line for each run whose ir_metadata header is broken (the run is scored anyway, as trec_eval does)."""
+    from rich.markup import escape
+
+    from ..provenance import header_warning
+
+    for run in runs:
+        problem = header_warning(run) if Path(run).is_file() else None
+        if problem:
+            console.print(f"[yellow]warning:[/yellow] {escape(problem)}", highlight=False, soft_wrap=True)
+
+
 def _labels(runs: list[Path]) -> list[str]:
     """How each run is named in tables and JSON: its path as given; a path given twice is a one-line error."""
     from ..errors import SoundingError
@@ -83,6 +95,7 @@ def eval_cmd(
     labels = _labels(runs)
     q = _qrels(qrels, compiled=any(large_run(r) for r in runs) or None)  # compiled where a run's scan loads numba
     err = Console(stderr=True)  # notes on stderr: --json's stdout stays JSON
+    _header_warnings(runs, err)
     results = {}
     for label, run in zip(labels, runs):
         # read and scored in one pass (large files: compiled, no Python object per line)
@@ -151,6 +164,7 @@ def compare_cmd(
     _labels(runs)
     ms = _measures(measure)
     q = _qrels(qrels)
+    _header_warnings(runs, Console(stderr=True))
     got = compare_runs(q, [str(r) for r in runs], str(baseline or runs[0]), ms, remove_self_hits=remove_self_hits,
                        permutations=permutations, seed=seed)
     if as_json:

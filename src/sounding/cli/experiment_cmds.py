@@ -1,7 +1,6 @@
 """CLI command: `sounding run` — the main job."""
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 
@@ -10,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..results import ResultRow
-from .app import app
+from .app import app, command_line
 
 console = Console(width=None if sys.stdout.isatty() else 140)
 
@@ -52,6 +51,8 @@ def run_cmd(
                                         "user.NAME, tested against BM25 (repeatable)"),
     run: list[str] = typer.Option(None, "--run", help="NAME=PATH: an existing TREC run file (plain or .gz; "
                                   "{dataset} in PATH is the dataset name) as row user.NAME (repeatable)"),
+    metadata: bool = typer.Option(False, "--metadata", help="start every run file with an ir_metadata header "
+                                  "(PRIMAD: version, setting, analyzer, dataset id and checksums, machine) as # lines"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
     from ..errors import SoundingError
@@ -65,8 +66,8 @@ def run_cmd(
         arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
         shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
         runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
-        gzip_runs=run_format == "gz",
-        command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
+        gzip_runs=run_format == "gz", metadata=metadata,
+        command=command_line(), log=lambda m: console.print(f"[dim]{m}[/dim]"),
     )
     if phase == "index":
         console.print(f"indexes ready in {out / 'indexes'}")

@@ -105,6 +105,7 @@ def run_experiment(
     runs: Mapping[str, str | Path] | None = None,
     unverified_data: bool = False,
     gzip_runs: bool = False,
+    metadata: bool = False,
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
@@ -121,6 +122,7 @@ def run_experiment(
     BM25 setting was asked for (experiment/user_systems.py).
 
     `gzip_runs`: run files are written gzip-compressed (`<setting>.trec.gz`); every reader takes both.
+    `metadata`: every run file starts with an ir_metadata header (sounding.provenance; experiment/run_metadata.py).
     """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
@@ -176,12 +178,18 @@ def run_experiment(
                 log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
                     f"at most {index_info['n_docs']:,} per query")
             searchers: dict = {}  # this dataset's Searcher, shared by its settings
+            header_for = None
+            if metadata:
+                from .run_metadata import setting_header
+
+                header_for = functools.partial(setting_header, ds, index_info.get("analyzer"),
+                                               _corpus_sha256(Path(ds.corpus_path), out), command)
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
                     _Finisher(enabled=not on_ray) as finisher:
                 for s in settings:
                     finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray,
                                                  gzip_runs, searchers, None if on_ray else judged,  # shards: own numbers
-                                                 finisher.later(s)))
+                                                 finisher.later(s), header_for))
                 for s, row in finisher.rows():
                     rows.append(row)
                     if row.crosscheck and not row.crosscheck["ok"]:
@@ -315,7 +323,8 @@ class _Finisher:
 
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
                  on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
-                 judged: JudgedDocs | None = None, later: _Finisher | None = None) -> ResultRow | Future:
+                 judged: JudgedDocs | None = None, later: _Finisher | None = None,
+                 header_for: Callable | None = None) -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
@@ -324,7 +333,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
                   json.dumps(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())), f"results-{RESULTS_FORMAT}",
                   ",".join(measures),
-                  *([user_key] if user_key else []), *(["runs-gz"] if gzip_runs else []))
+                  *([user_key] if user_key else []), *(["runs-gz"] if gzip_runs else []),
+                  *(["metadata"] if header_for else []))
     row_file = out / "rows" / ds.name / f"{s.name}.json"
     if row_file.is_file() and user_key is not None:  # a user system without a fingerprint is never reused
         cached = json.loads(row_file.read_text())
@@ -351,19 +361,19 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
     finish = functools.partial(_finish_setting, ds, s, out, index_info, k, measures, key, row_file, run_file, run,
-                               results, seconds, extra, threads, judged, on_ray)
+                               results, seconds, extra, threads, judged, on_ray, header_for(s, k) if header_for else "")
     return later.submit(finish) if later is not None else finish()
 
 
 def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int, measures: list[str], key: str,
                     row_file: Path, run_file: Path, run, results, seconds: float, extra: dict, threads: int,
-                    judged: JudgedDocs | None, on_ray) -> ResultRow:
+                    judged: JudgedDocs | None, on_ray, header: str = "") -> ResultRow:
     """Write the run file, score, cross-check, and write the per-query values and the row."""
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
     # a Sounding search's run is written and scored from its arrays (experiment/scoring.py: the same bytes
     # and values as from dicts), the writing in a second thread
     scored = write_and_score(run_file, s.name, ds.qrels, ds.queries, measures, results=results, run=run,
-                             pool_k=POOL_K, judged=judged)
+                             pool_k=POOL_K, judged=judged, header=header)
     per_query, unjudged, metrics, raw_metrics = scored.per_query, scored.unjudged, scored.metrics, scored.raw_metrics
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)

@@ -50,7 +50,8 @@ class Scored:
 
 
 def write_and_score(run_file: Path, tag: str, qrels: Qrels, queries: Iterable[str], measures: list[str], *,
-                    results=None, run: Run | None = None, pool_k: int = 10, judged: "JudgedDocs | None" = None) -> Scored:
+                    results=None, run: Run | None = None, pool_k: int = 10, judged: "JudgedDocs | None" = None,
+                    header: str = "") -> Scored:
     """Write the run file (from the arrays when `run` is None, else from the dict) in a second thread while
     the setting is scored (`score_setting`): formatting, compression and the disk mostly run outside
     Python's lock, scoring mostly inside it. The file is complete when this returns."""
@@ -60,9 +61,9 @@ def write_and_score(run_file: Path, tag: str, qrels: Qrels, queries: Iterable[st
 
     with ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool:
         if run is None:
-            written = pool.submit(results.write_run, run_file, tag=tag)
+            written = pool.submit(results.write_run, run_file, tag=tag, header=header)
         else:
-            written = pool.submit(write_run, run, run_file, tag=tag)
+            written = pool.submit(write_run, run, run_file, tag=tag, header=header)
         try:
             scored = score_setting(qrels, queries, measures, results=results, run=run, pool_k=pool_k, judged=judged)
         finally:
