@@ -60,6 +60,7 @@ class ExperimentResult:
     gate_failures: list[str] = field(default_factory=list)
     crosscheck_failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    datasets: dict[str, Dataset] = field(default_factory=dict, repr=False)  # by name: what the rows were scored on
 
     def to_dicts(self) -> list[dict]:
         """The rows as results.json holds them."""
@@ -68,6 +69,13 @@ class ExperimentResult:
     def to_pandas(self):
         """One DataFrame row per result, one column per measure (needs pandas)."""
         return to_pandas(self.rows)
+
+    def to_mteb(self, folder: str | Path, arms: Iterable[str] = ("dense",)) -> list[Path]:
+        """Write the rows of `arms` (the dense ones by default) as MTEB result files under `folder`:
+        `<model>/<revision>/<Task>.json` (experiment/mteb.py says what each holds). Returns the files written."""
+        from .mteb import write_mteb
+
+        return write_mteb(self, folder, tuple(arms))
 
 
 def _one_writer(fn):
@@ -207,7 +215,8 @@ def run_experiment(
         "gate": {"passed": not failures, "failures": failures} if gate else None,
         **({"ray": on_ray.info} if on_ray else {}),
     })
-    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start)
+    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start,
+                            {ds.name: ds for ds in loaded})
 
 
 def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log):
