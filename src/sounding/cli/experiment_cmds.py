@@ -10,6 +10,7 @@ from rich.table import Table
 
 from ..results import ResultRow
 from .app import app, command_line
+from .options import Device
 
 console = Console(width=None if sys.stdout.isatty() else 140)
 
@@ -51,6 +52,7 @@ def run_cmd(
                                         "user.NAME, tested against BM25 (repeatable)"),
     run: list[str] = typer.Option(None, "--run", help="NAME=PATH: an existing TREC run file (plain or .gz; "
                                   "{dataset} in PATH is the dataset name) as row user.NAME (repeatable)"),
+    device: Device = "auto",
     metadata: bool = typer.Option(False, "--metadata", help="start every run file with an ir_metadata header "
                                   "(PRIMAD: version, setting, analyzer, dataset id and checksums, machine) as # lines"),
 ) -> None:
@@ -66,7 +68,7 @@ def run_cmd(
         arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
         shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
         runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
-        gzip_runs=run_format == "gz", metadata=metadata,
+        gzip_runs=run_format == "gz", metadata=metadata, device=device,
         command=command_line(), log=lambda m: console.print(f"[dim]{m}[/dim]"),
     )
     if phase == "index":

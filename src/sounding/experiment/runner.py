@@ -114,6 +114,7 @@ def run_experiment(
     unverified_data: bool = False,
     gzip_runs: bool = False,
     metadata: bool = False,
+    device: str = "auto",
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
@@ -130,6 +131,8 @@ def run_experiment(
     BM25 setting was asked for (experiment/user_systems.py).
 
     `gzip_runs`: run files are written gzip-compressed (`<setting>.trec.gz`); every reader takes both.
+    `device`: where the dense, sparse and rerank models run: auto (the best available), cpu, cuda or mps
+    (dense/device.py; float16 on a GPU); rows name the device used.
     `metadata`: every run file starts with an ir_metadata header (sounding.provenance; experiment/run_metadata.py).
     """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
@@ -159,6 +162,11 @@ def run_experiment(
     if hits is not None:
         validate.integer("hits", hits)
     threads = validate.threads(threads) if threads else (os.cpu_count() or 1)
+    from ..dense.device import check_device, resolve_device
+
+    device = check_device(device)
+    if any(s.arm in ("dense", "hybrid", "sparse", "rerank") for s in settings):
+        resolve_device(device)  # a device this machine lacks: one line now, not after the indexing (rows name the one used)
     # fail fast on any bad name or folder, and on data that is not what the registry says it is
     loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified_data) for d in datasets]
     loaded = list({(ds.name, ds.split): ds for ds in loaded}.values())  # one dataset named twice: once
@@ -197,7 +205,7 @@ def run_experiment(
                 for s in settings:
                     finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray,
                                                  gzip_runs, searchers, None if on_ray else judged,  # shards: own numbers
-                                                 finisher.later(s), header_for))
+                                                 finisher.later(s), header_for, device))
                 for s, row in finisher.rows():
                     rows.append(row)
                     if row.crosscheck and not row.crosscheck["ok"]:
@@ -333,7 +341,7 @@ class _Finisher:
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
                  on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
                  judged: JudgedDocs | None = None, later: _Finisher | None = None,
-                 header_for: Callable | None = None) -> ResultRow | Future:
+                 header_for: Callable | None = None, device: str = "auto") -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
@@ -361,7 +369,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     else:
         from .arms import ArmContext, run_arm
 
-        ctx = ArmContext(out=out, k=k_docs, threads=threads,
+        ctx = ArmContext(out=out, k=k_docs, threads=threads, device=device,
                          bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray, searchers=searchers)[0],
                          log=log,
                          ray=on_ray)
