@@ -8,6 +8,7 @@ So per query: one np.sort of the scores, a searchsorted for the few judged docum
 run dict), and a string comparison only inside score ties.
 
 Semantics (trec_eval -c; docs/definitions.md); what each measure computes is declared in measures/:
+
 - rank order: score descending, ties by docid descending (trec_eval's strcmp; Python's str order is the
   same as strcmp over UTF-8 bytes);
 - the mean is over every query with at least one judgement in the qrels (grade 0 included); a judged query
