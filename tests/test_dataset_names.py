@@ -12,6 +12,7 @@ from sounding.datasets import REGISTRY, DatasetInfo, Split, irds_id, load_datase
 from sounding.datasets.irds import MANIFEST, folder_name
 from sounding.errors import SoundingError
 from sounding.experiment import run_experiment
+from toy_beir import DOCS, QRELS, QUERIES, write_beir
 
 # -- the table of ids --------------------------------------------------------------------------------------
 
@@ -76,29 +77,11 @@ def test_unknown_names_are_one_line_with_close_matches(text, says):
 
 # -- a registry dataset by both names (a toy entry, offline) -------------------------------------------------
 
-DOCS = [("d1", "Virus replication", "The virus replicates inside host cells."),
-        ("d2", "Protein folding", "Chaperones help proteins fold correctly."),
-        ("d3", "Tumor growth", "Tumor cells divide quickly and need nutrients."),
-        ("d4", "", "Gene expression changes when cells are stressed.")]
-QUERIES = [("q1", "how do viruses replicate"), ("q2", "protein folding chaperones"), ("q3", "tumor cells")]
-QRELS = [("q1", "d1", 1), ("q2", "d2", 2), ("q3", "d3", 1), ("q3", "d4", 0)]
-
-
-def write_beir(root: Path) -> Path:
-    (root / "qrels").mkdir(parents=True)
-    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": i, "title": t, "text": x}) + "\n" for i, t, x in DOCS))
-    (root / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in QUERIES))
-    for split in ("test", "dev"):
-        (root / "qrels" / f"{split}.tsv").write_text(
-            "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in QRELS))
-    return root
-
-
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
     """A registry entry `toyset` (ir_datasets id beir/toyset/test) whose copy is under $SOUNDING_DATA."""
     data = tmp_path / "data"
-    write_beir(data / "beir" / "toyset")
+    write_beir(data / "beir" / "toyset", splits=("test", "dev"))
     monkeypatch.setenv("SOUNDING_DATA", str(data))
     monkeypatch.setenv("SOUNDING_HOME", str(tmp_path / "home"))
     info = DatasetInfo(name="toyset", kind="beir", language="en", url=None, docs=4,

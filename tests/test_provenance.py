@@ -2,7 +2,6 @@
 `sounding eval` and trec_eval 10 (an annotated run scores as the bare one), read back, and a broken one said in
 one line."""
 import gzip
-import json
 import subprocess
 
 import pytest
@@ -14,23 +13,12 @@ from sounding.datasets import iter_corpus
 from sounding.errors import DataError
 from sounding.experiment import run_experiment
 from sounding.provenance import END, START, header, read_metadata
+from toy_beir import QRELS, write_beir
 from trec_eval_binary import TREC_EVAL, needs_trec_eval
-
-DOCS = [("d1", "Virus replication", "The virus replicates inside host cells."),
-        ("d2", "Protein folding", "Chaperones help proteins fold correctly."),
-        ("d3", "Tumor growth", "Tumor cells divide quickly and need nutrients."),
-        ("d4", "", "Gene expression changes when cells are stressed.")]
-QUERIES = [("q1", "how do viruses replicate"), ("q2", "protein folding chaperones"), ("q3", "tumor cells")]
-QRELS = [("q1", "d1", 1), ("q2", "d2", 2), ("q3", "d3", 1), ("q3", "d4", 0)]
-
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
-    root = tmp_path_factory.mktemp("prov") / "toy"
-    (root / "qrels").mkdir(parents=True)
-    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": i, "title": t, "text": x}) + "\n" for i, t, x in DOCS))
-    (root / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in QUERIES))
-    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in QRELS))
+    root = write_beir(tmp_path_factory.mktemp("prov") / "toy")
     (root.parent / "qrels.trec").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in QRELS))
     build_index(iter_corpus(root / "corpus.jsonl"), root.parent / "index", workers=1)
     return root

@@ -42,6 +42,7 @@ from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
 from ..eval.measures import sets as measure_sets
+from ..provenance import cpu_name
 from ..eval.metrics import judged_qids
 from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
 from .settings import Setting, grid
@@ -218,7 +219,7 @@ def run_experiment(
     _write_json(out / "run.json", {
         "format": "sounding-run", "version": RESULTS_FORMAT, "sounding_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
-        "machine": {"cpu": _cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
+        "machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
         "datasets": [ds.name for ds in loaded], "settings": [s.name for s in settings],
         "gate": {"passed": not failures, "failures": failures} if gate else None,
         **({"ray": on_ray.info} if on_ray else {}),
@@ -509,13 +510,3 @@ def _check_out_dir(out: Path) -> None:
             raise SoundingError(f"{out} holds results of another Sounding format (version {version}); "
                                 f"choose a new --out or delete the folder")
     out.mkdir(parents=True, exist_ok=True)
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"

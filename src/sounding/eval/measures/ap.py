@@ -3,7 +3,7 @@
 The sum, over the relevant hits ranked within k, of the precision at each one's rank, divided by the number
 of relevant judgements (retrieved or not). Relevant: grade >= rel (trec_eval -l).
 """
-from .base import Family, Param
+from .base import Family, JUDGED_ONLY, REL
 
 
 def value(q, m) -> float:
@@ -19,8 +19,8 @@ FAMILY = Family(
     doc="Average precision: the mean, over every relevant judgement, of the precision at its rank (0 if not "
         "retrieved within k).",
     value=value,
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0),
-            "judged_only": Param(bool, False, "rank only the judged hits (trec_eval -J)")},
+    params={"rel": REL,
+            "judged_only": JUDGED_ONLY},
     spellings=("map", "map_cut"),
     trec_eval=("map", "map_cut_{k}"),
 )

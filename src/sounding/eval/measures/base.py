@@ -34,6 +34,10 @@ class Param:
     high: float | None = None
 
 
+REL = Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0)
+JUDGED_ONLY = Param(bool, False, "rank only the judged hits (trec_eval -J)")
+
+
 @dataclass(frozen=True)
 class Family:
     """A measure's declaration. `value(query, measure)` gives one query's value."""

@@ -5,7 +5,7 @@ R = judgements with grade >= rel, N = judgements with 0 <= grade < rel. Walking 
 skipping those without a judgement of grade >= 0, each relevant hit adds 1 - min(n, R) / min(N, R), where n
 counts the non-relevant hits above it (it adds 1 when n = 0); the sum is divided by R (0 when R = 0).
 """
-from .base import Family, Param
+from .base import Family, REL
 
 
 def value(q, m) -> float:
@@ -29,7 +29,7 @@ FAMILY = Family(
         "above (the first R of them), averaged over R; unjudged hits are ignored.",
     value=value,
     cutoff="none",
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0)},
+    params={"rel": REL},
     trec_eval=("bpref", None),
     whole_ranking=True,
 )

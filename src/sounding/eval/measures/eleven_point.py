@@ -1,6 +1,6 @@
 """11pt_avg: the mean of the interpolated precisions at recall 0.0, 0.1, ..., 1.0 (trec_eval's `11pt_avg`),
 summed from 1.0 down to 0.0 as trec_eval sums them. Relevant: grade >= rel."""
-from .base import Family, Param
+from .base import Family, REL
 from .iprec import LEVELS, at_level
 
 
@@ -22,7 +22,7 @@ FAMILY = Family(
     doc="Mean interpolated precision at the 11 recall levels 0.0, 0.1, ..., 1.0.",
     value=value,
     cutoff="none",
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0)},
+    params={"rel": REL},
     trec_eval=("11pt_avg", None),
     whole_ranking=True,
     label=label,

@@ -3,8 +3,7 @@
 Per query, AP over the whole ranking (as `map`); over the queries, the geometric mean, each value floored
 at 0.00001 first (trec_eval's MIN_GEO_MEAN), so one query with AP 0 does not make the mean 0.
 """
-from . import ap
-from .base import Family, Param
+from .base import Family, REL
 
 
 def value(q, m) -> float:
@@ -19,7 +18,7 @@ FAMILY = Family(
     value=value,
     cutoff="none",
     summary_only=True,
-    params={"rel": ap.FAMILY.params["rel"]},
+    params={"rel": REL},
     spellings=("GMAP",),
     trec_eval=("gm_map", None),
     aggregate="gmean",

@@ -7,7 +7,7 @@ over all of them (0 if none). Relevant: grade >= rel.
 """
 import math
 
-from .base import Family, Param
+from .base import Family, JUDGED_ONLY, Param, REL
 
 LEVELS = tuple(i / 10 for i in range(11))  # trec_eval's default recall levels, 0.0 ... 1.0
 
@@ -43,8 +43,8 @@ FAMILY = Family(
     cutoff="none",
     cutoff_param="recall",
     params={"recall": Param(float, None, "the recall level, 0 to 1", low=0.0, high=1.0),
-            "rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0),
-            "judged_only": Param(bool, False, "rank only the judged hits (trec_eval -J)")},
+            "rel": REL,
+            "judged_only": JUDGED_ONLY},
     spellings=("IPrec",),
     trec_eval=("iprec_at_recall_{recall:.2f}", None),
     whole_ranking=True,

@@ -8,7 +8,7 @@ condensed list), with the same ideal DCG.
 """
 import math
 
-from .base import Family, Param
+from .base import Family, JUDGED_ONLY
 
 
 def value(q, m) -> float:
@@ -31,7 +31,7 @@ FAMILY = Family(
     doc="Normalised DCG over the top k (gain = grade, discount 1/log2(rank + 1)); judged_only=True (nDCG') "
         "on the judged-only list.",
     value=value,
-    params={"judged_only": Param(bool, False, "rank only the judged hits (trec_eval -J)")},
+    params={"judged_only": JUDGED_ONLY},
     spellings=("ndcg_cut", "nDCG'"),
     implied={"nDCG'": {"judged_only": True}},
     trec_eval=("ndcg", "ndcg_cut_{k}"),

@@ -3,14 +3,14 @@
 trec_eval -c totals this measure from the qrels file with grade > 0 whatever -l says (m_num_rel.c); Sounding
 sums the per-query values, which equal trec_eval's at every level.
 """
-from .base import Family, Param
+from .base import Family, REL
 
 FAMILY = Family(
     name="num_rel",
     doc="Relevant judgements of the query, retrieved or not (summed over the queries).",
     value=lambda q, m: float(q.num_rel(m.param("rel"))),
     cutoff="none",
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0)},
+    params={"rel": REL},
     spellings=("NumRel",),
     trec_eval=("num_rel", None),
     aggregate="sum",

@@ -1,6 +1,6 @@
 """P@k: precision at k (trec_eval's `P.k`): relevant hits in the top k, divided by k (not by the hits
 retrieved: a run with fewer than k hits is not rewarded for it). Relevant: grade >= rel."""
-from .base import Family, Param
+from .base import Family, JUDGED_ONLY, REL
 
 
 def value(q, m) -> float:
@@ -14,8 +14,8 @@ FAMILY = Family(
     doc="Precision at k: relevant hits in the top k / k.",
     value=value,
     cutoff="required",
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0),
-            "judged_only": Param(bool, False, "rank only the judged hits (trec_eval -J)")},
+    params={"rel": REL,
+            "judged_only": JUDGED_ONLY},
     spellings=("precision",),
     trec_eval=(None, "P_{k}"),
 )

@@ -1,6 +1,6 @@
 """R@k: recall at k (trec_eval's `recall.k`): relevant hits in the top k over all relevant judgements (0 when
 there are none). Relevant: grade >= rel."""
-from .base import Family, Param
+from .base import Family, JUDGED_ONLY, REL
 
 
 def value(q, m) -> float:
@@ -16,8 +16,8 @@ FAMILY = Family(
     doc="Recall at k: relevant hits in the top k / relevant judgements.",
     value=value,
     cutoff="required",
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0),
-            "judged_only": Param(bool, False, "rank only the judged hits (trec_eval -J)")},
+    params={"rel": REL,
+            "judged_only": JUDGED_ONLY},
     spellings=("recall",),
     trec_eval=(None, "recall_{k}"),
 )

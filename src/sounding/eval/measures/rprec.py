@@ -1,6 +1,6 @@
 """Rprec: precision after R hits, R the number of relevant judgements (trec_eval's `Rprec`): relevant hits in
 the top min(R, hits retrieved), divided by R; 0 when either is 0. Relevant: grade >= rel."""
-from .base import Family, Param
+from .base import Family, JUDGED_ONLY, REL
 
 
 def value(q, m) -> float:
@@ -17,8 +17,8 @@ FAMILY = Family(
     doc="Precision at rank R (the number of relevant judgements): relevant hits in the top R / R.",
     value=value,
     cutoff="none",
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0),
-            "judged_only": Param(bool, False, "rank only the judged hits (trec_eval -J)")},
+    params={"rel": REL,
+            "judged_only": JUDGED_ONLY},
     trec_eval=("Rprec", None),
     whole_ranking=True,
 )

@@ -1,6 +1,6 @@
 """RR: reciprocal rank of the first relevant hit (trec_eval's `recip_rank`); RR@k looks at the top k only
 (trec_eval -M k, as MS MARCO's MRR@10 does). Relevant: grade >= rel."""
-from .base import Family, Param
+from .base import Family, JUDGED_ONLY, REL
 
 
 def value(q, m) -> float:
@@ -14,8 +14,8 @@ FAMILY = Family(
     name="RR",
     doc="Reciprocal rank of the first relevant hit within k (0 if none).",
     value=value,
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0),
-            "judged_only": Param(bool, False, "rank only the judged hits (trec_eval -J)")},
+    params={"rel": REL,
+            "judged_only": JUDGED_ONLY},
     spellings=("recip_rank", "MRR"),
     trec_eval=("recip_rank", None),
 )

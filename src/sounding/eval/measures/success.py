@@ -1,5 +1,5 @@
 """Success@k: 1 if a relevant hit ranks in the top k, else 0 (trec_eval's `success.k`). Relevant: grade >= rel."""
-from .base import Family, Param
+from .base import Family, JUDGED_ONLY, REL
 
 
 def value(q, m) -> float:
@@ -13,7 +13,7 @@ FAMILY = Family(
     doc="1 if any relevant hit is in the top k, else 0.",
     value=value,
     cutoff="required",
-    params={"rel": Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0),
-            "judged_only": Param(bool, False, "rank only the judged hits (trec_eval -J)")},
+    params={"rel": REL,
+            "judged_only": JUDGED_ONLY},
     trec_eval=(None, "success_{k}"),
 )
