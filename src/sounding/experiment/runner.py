@@ -163,11 +163,7 @@ def run_experiment(
     if hits is not None:
         validate.integer("hits", hits)
     threads = validate.threads(threads) if threads else (os.cpu_count() or 1)
-    from ..dense.device import check_device, resolve_device
-
-    device = check_device(device)
-    if any(s.arm in ("dense", "hybrid", "sparse", "rerank") for s in settings):
-        resolve_device(device)  # a device this machine lacks: one line now, not after the indexing (rows name the one used)
+    device = _checked_device(device, settings)
     # fail fast on any bad name or folder, and on data that is not what the registry says it is
     loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified_data) for d in datasets]
     loaded = list({(ds.name, ds.split): ds for ds in loaded}.values())  # one dataset named twice: once
@@ -195,12 +191,7 @@ def run_experiment(
                 log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
                     f"at most {index_info['n_docs']:,} per query")
             searchers: dict = {}  # this dataset's Searcher, shared by its settings
-            header_for = None
-            if metadata:
-                from .run_metadata import setting_header
-
-                header_for = functools.partial(setting_header, ds, index_info.get("analyzer"),
-                                               _corpus_sha256(Path(ds.corpus_path), out), command)
+            header_for = _header_for(ds, index_info, out, command) if metadata else None
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
                     _Finisher(enabled=not on_ray) as finisher:
                 for s in settings:
@@ -238,6 +229,25 @@ def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log)
 
     check_settings(settings)
     return RayGrid(ray, shards, log)
+
+
+def _checked_device(device: str, settings: list[Setting]) -> str:
+    """The device's name; when a model arm will run, a device this machine lacks is one line now, not after the
+    indexing (the rows name the device each model used)."""
+    from ..dense.device import check_device, resolve_device
+
+    device = check_device(device)
+    if any(s.arm in ("dense", "hybrid", "sparse", "rerank") for s in settings):
+        resolve_device(device)
+    return device
+
+
+def _header_for(ds: Dataset, index_info: dict, out: Path, command: str) -> Callable:
+    """(setting, depth) -> the ir_metadata header of that setting's run file on `ds` (experiment/run_metadata.py)."""
+    from .run_metadata import setting_header
+
+    return functools.partial(setting_header, ds, index_info.get("analyzer"), _corpus_sha256(Path(ds.corpus_path), out),
+                             command)
 
 
 # -- indexing ----------------------------------------------------------------------------------
