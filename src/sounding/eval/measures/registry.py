@@ -11,7 +11,6 @@ Hand-written rather than ir_measures' parser: the names accepted here include tr
 """
 from __future__ import annotations
 
-import ast
 import importlib
 import pkgutil
 import re
@@ -121,6 +120,8 @@ def _params(text: str, fam: Family, inner: str | None) -> dict:
 
 
 def _value(text: str, fam: Family, key: str, value: str):
+    import ast
+
     p = fam.params[key]
     try:
         got = ast.literal_eval(value)
