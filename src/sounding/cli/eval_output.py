@@ -3,8 +3,15 @@ of runs (ranx's `compare` layout: a letter per run, a superscript letter where a
 than the baseline, a subscript where it is significantly worse), then each run's statistics against it."""
 from __future__ import annotations
 
+import sys
+
 from rich.console import Console
 from rich.table import Table
+
+
+def _console() -> Console:
+    """stdout; at 140 columns when it is not a terminal, so that run paths fit (as the other commands print)."""
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 140)
 
 
 def escape(text: object) -> str:
@@ -21,7 +28,7 @@ def shown(m, value: float) -> str:
 
 
 def print_tables(ms, results: dict, per_query: bool, judged: int) -> None:
-    console = Console(highlight=False)
+    console = _console()
     names = [str(m) for m in ms]
     if per_query:
         for label, result in results.items():
@@ -78,7 +85,7 @@ def _letter(i: int) -> str:
 
 
 def print_comparison(got, measures, test: str, alpha: float) -> None:
-    console = Console(highlight=False)
+    console = _console()
     key = "t_pvalue_holm" if test == "t" else "rand_pvalue_holm"
     labels = list(got.values)
     letters = {label: _letter(i) for i, label in enumerate(labels)}
