@@ -68,8 +68,8 @@ def test_compare_prints_every_statistic(files, capsys):
     assert code == 0
     result = json.loads(out)
     assert set(result) == {"nDCG@10", "RR"}
-    rr = result["RR"]  # b against the baseline a (the first run): differences are b - a
-    assert (rr["wins"], rr["ties"], rr["losses"]) == (1, 0, 2) and rr["n"] == 3
+    rr = result["RR"]  # A (the baseline, the first run) against B: differences are A - B, wins A's
+    assert (rr["wins"], rr["ties"], rr["losses"]) == (2, 0, 1) and rr["n"] == 3
     assert rr["t_pvalue_holm"] >= rr["t_pvalue"] and rr["rand_pvalue_holm"] >= rr["rand_pvalue"]
     code, out, _ = run_cli(capsys, "compare", files["qrels"], files["a.run"], files["b.run"])
     assert code == 0 and "randomization p" in out and "judged@10" in out
@@ -96,8 +96,6 @@ def test_bad_input_gives_a_one_line_error_not_a_traceback(tmp_path, capsys, qrel
     qrels = write_bytes(tmp_path, "bad.qrels", qrels_text.encode())
     run = write_bytes(tmp_path, "bad.run", run_bytes)
     args = [command, qrels, run] + ([run] if command == "compare" else [])
-    if command == "compare":  # a run compared with itself is still read (and refused) once
-        args = [command, qrels, run, write_bytes(tmp_path, "other.run", RUN_B.encode())]
     code, out, err = run_cli(capsys, *args)
     assert code == 2
     assert "Traceback" not in out + err
@@ -143,7 +141,7 @@ def test_compare_three_runs_against_the_first_or_the_baseline(files, three, caps
     got = json.loads(out)
     assert list(got) == [str(three[1]), str(three[2])]  # every run but the baseline (the first)
     c = got[str(three[2])]["RR"]
-    assert c["mean_b"] == pytest.approx((1 + 1 / 2 + 1) / 3) and c["mean_a"] == 1.0  # a: this run, b: the baseline
+    assert c["mean_a"] == pytest.approx((1 + 1 / 2 + 1) / 3) and c["mean_b"] == 1.0  # A: the baseline, B: this run
     # Holm over the family of 2 runs x 2 measures: the smallest p is multiplied by 4
     ps = sorted(v["t_pvalue"] for per in got.values() for v in per.values())
     holms = sorted(v["t_pvalue_holm"] for per in got.values() for v in per.values())
@@ -196,3 +194,9 @@ def test_qrels_that_are_neither_a_file_nor_a_dataset_are_one_line(files, capsys)
     code, _, err = run_cli(capsys, "eval", "beir/scifcat/test", files["a.run"])
     assert code == 2 and "unknown dataset 'beir/scifcat/test'" in err and "beir/scifact/test" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_run_given_twice_is_a_second_row(files, capsys):
+    code, out, _ = run_cli(capsys, "eval", files["qrels"], files["a.run"], files["a.run"], "-m", "RR", "--json")
+    got = json.loads(out)
+    assert code == 0 and list(got) == [str(files["a.run"]), f"{files['a.run']} (2)"] and len(set(map(str, got.values()))) == 1

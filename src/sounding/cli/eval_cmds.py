@@ -72,17 +72,6 @@ def _header_warnings(runs: list[Path], console: Console) -> None:
             console.print(f"[yellow]warning:[/yellow] {escape(problem)}", highlight=False, soft_wrap=True)
 
 
-def _labels(runs: list[Path]) -> list[str]:
-    """How each run is named in tables and JSON: its path as given; a path given twice is a one-line error."""
-    from ..errors import SoundingError
-
-    labels = [str(r) for r in runs]
-    twice = next((label for i, label in enumerate(labels) if label in labels[:i]), None)
-    if twice is not None:
-        raise SoundingError(f"the run {twice} is given twice")
-    return labels
-
-
 @app.command("eval")
 def eval_cmd(
     qrels: str = typer.Argument(..., help=_QRELS_HELP),
@@ -97,7 +86,9 @@ def eval_cmd(
     from ..eval.trec import evaluate_run_file, large_run
 
     ms = _measures(measure)
-    labels = _labels(runs)
+    from ..eval.comparison import run_labels
+
+    labels = run_labels(runs)
     q = _qrels(qrels, compiled=any(large_run(r) for r in runs) or None)  # compiled where a run's scan loads numba
     err = Console(stderr=True)  # notes on stderr: --json's stdout stays JSON
     _header_warnings(runs, err)
@@ -153,9 +144,12 @@ def compare_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON: {measure: statistics} for one comparison, {run: {measure: statistics}} for several."),
 ) -> None:
     """Each run against the baseline: paired t-test, randomization test, bootstrap 95% CI and win/tie/loss per
-    measure, Holm-corrected over every run and measure; differences are run - baseline."""
+    measure, Holm-corrected over every run and measure (the table shows run - baseline; --json, as always, A - B
+    with A the baseline)."""
     from ..errors import SoundingError
     from ..eval.comparison import compare_runs
+    from rich.markup import escape as escape_markup
+
     from .eval_output import print_comparison
 
     if test not in ("t", "randomization"):
@@ -166,12 +160,14 @@ def compare_cmd(
         runs = [baseline, *runs]
     if len(runs) < 2:
         raise SoundingError("compare needs at least two runs (a baseline and one to compare with it)")
-    _labels(runs)
     ms = _measures(measure)
     q = _qrels(qrels)
     _header_warnings(runs, Console(stderr=True))
     got = compare_runs(q, [str(r) for r in runs], str(baseline or runs[0]), ms, remove_self_hits=remove_self_hits,
                        permutations=permutations, seed=seed)
+    err = Console(stderr=True)
+    for w in got.warnings:  # a run that cannot score: said once, on stderr (--json's stdout stays JSON)
+        err.print(f"[yellow]warning:[/yellow] {escape_markup(w)}", highlight=False, soft_wrap=True)
     if as_json:
         out = {label: {n: {**c, "significant": c[f"{'t' if test == 't' else 'rand'}_pvalue_holm"] < alpha}
                        for n, c in per.items()} for label, per in got.comparisons.items()}

@@ -41,12 +41,12 @@ def print_tables(ms, results: dict, per_query: bool, judged: int) -> None:
         return
     if len(results) == 1:
         label, result = next(iter(results.items()))
-        console.print(f"{escape(label)}: over {judged} judged queries")
+        console.print(f"{escape(label)}: mean over {judged} judged queries")
         table = Table("measure", "value")
         for m, n in zip(ms, names):
             table.add_row(escape(n), shown(m, result[n]))
     else:
-        console.print(f"over {judged} judged queries")
+        console.print(f"mean over {judged} judged queries")
         table = Table("run", *map(escape, names))
         for label, result in results.items():
             table.add_row(escape(label), *(shown(m, result[n]) for m, n in zip(ms, names)))
@@ -103,9 +103,9 @@ def print_comparison(got, measures, test: str, alpha: float) -> None:
         for m, n in zip(measures, got.measures):
             value = got.values[label][n]
             text = shown(m, value)
-            c = got.comparisons.get(label, {}).get(n)
+            c = got.comparisons.get(label, {}).get(n)  # A: the baseline, B: this run
             if c is not None and c[key] < alpha and c["diff"] != 0:
-                text += sup if c["diff"] > 0 else sub
+                text += sup if c["diff"] < 0 else sub
             cells.append(text)
         table.add_row(letters[label], escape(label), *cells)
     console.print(table)
@@ -116,9 +116,9 @@ def print_comparison(got, measures, test: str, alpha: float) -> None:
                       soft_wrap=True)
         console.print(f"{'measure':<{width}} {other:>8}  {'95% CI':<18}  {'t-test p':<17}  {'randomization p':<17}  "
                       "win/tie/loss", soft_wrap=True)
-        for n, c in per.items():
-            ci = f"[{c['ci_low']:+.4f}, {c['ci_high']:+.4f}]"
+        for n, c in per.items():  # shown as this run - the baseline (the statistics hold baseline - run)
+            ci = f"[{0.0 - c['ci_high']:+.4f}, {0.0 - c['ci_low']:+.4f}]"  # 0.0 - x: no "-0.0000"
             t_p = f"{c['t_pvalue']:.4f} ({c['t_pvalue_holm']:.4f})"
             rand_p = f"{c['rand_pvalue']:.4f} ({c['rand_pvalue_holm']:.4f})"
-            console.print(f"{escape(n):<{width}} {c['diff']:>+8.4f}  {ci:<18}  {t_p:<17}  {rand_p:<17}  "
-                          f"{c['wins']}/{c['ties']}/{c['losses']}", soft_wrap=True)
+            console.print(f"{escape(n):<{width}} {0.0 - c['diff']:>+8.4f}  {ci:<18}  {t_p:<17}  {rand_p:<17}  "
+                          f"{c['losses']}/{c['ties']}/{c['wins']}", soft_wrap=True)
