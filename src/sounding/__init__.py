@@ -28,6 +28,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "BM25Params": ("sounding.search", "BM25Params"),
     "Results": ("sounding.search", "Results"),
     "evaluate": ("sounding.eval", "evaluate"),
+    "iter_calc": ("sounding.eval.calc", "iter_calc"),
+    "calc_aggregate": ("sounding.eval.calc", "calc_aggregate"),
+    "parse_measure": ("sounding.eval.measures", "parse_measure"),
     "read_run": ("sounding.eval", "read_run"),
     "write_run": ("sounding.eval", "write_run"),
     "read_qrels": ("sounding.eval", "read_qrels"),
@@ -56,7 +59,7 @@ __all__ = [
     # engine
     "build_index", "Searcher", "BM25Params", "Results",
     # evaluation
-    "evaluate", "read_run", "write_run", "read_qrels", "compare", "Comparison",
+    "evaluate", "iter_calc", "calc_aggregate", "parse_measure", "read_run", "write_run", "read_qrels", "compare", "Comparison",
     # experiments and reports
     "run_experiment", "ExperimentResult", "ResultRow", "write_report",
     # your own systems
