@@ -423,7 +423,7 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float, positio
     shutil.rmtree(index, ignore_errors=True)
     # the API, as `sounding index` calls it but without its progress bar (whose thread keeps the
     # analysis in one process: forking beside a running thread is not safe)
-    code = ("import sys; from sounding.pipeline import index_dataset; "
+    code = ("import sys; from sounding.index.corpus import index_dataset; "
             "index_dataset(sys.argv[1], sys.argv[2], postings=sys.argv[3], memory=int(float(sys.argv[4]) * 2**30), "
             "positions=sys.argv[5] == 'positions')")
     cmd = [sys.executable, "-c", code, str(corpus), str(index), postings, str(memory), "positions" if positions else "-"]

@@ -6,6 +6,7 @@ Register new chains with `register(name, factory, description)`.
 """
 from __future__ import annotations
 
+from ..errors import SoundingError
 from .registry import DEFAULT_ANALYZER, Analyzer, AnalyzerInfo, instance, register, registered
 
 
@@ -13,6 +14,17 @@ def get_analyzer(name: str = DEFAULT_ANALYZER) -> Analyzer:
     """The analyzer registered under `name` (one shared instance: analyzers cache their stems)."""
     _load_builtin()
     return instance(name)
+
+
+def default_analyzer(language: str | None) -> str:
+    """The analyzer Anserini uses for a language (English: the Lucene-parity chain)."""
+    if not language or language == "en":
+        return DEFAULT_ANALYZER
+    from .languages import MRTYDI_ANALYZERS
+
+    if language not in MRTYDI_ANALYZERS:
+        raise SoundingError(f"no analyzer for language {language!r}; pass --analyzer")
+    return MRTYDI_ANALYZERS[language]
 
 
 def list_analyzers() -> list[AnalyzerInfo]:
@@ -26,4 +38,4 @@ def _load_builtin() -> None:
     from . import english, languages  # noqa: F401
 
 
-__all__ = ["DEFAULT_ANALYZER", "Analyzer", "AnalyzerInfo", "get_analyzer", "list_analyzers", "register"]
+__all__ = ["DEFAULT_ANALYZER", "Analyzer", "AnalyzerInfo", "default_analyzer", "get_analyzer", "list_analyzers", "register"]

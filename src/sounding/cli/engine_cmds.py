@@ -35,7 +35,7 @@ def index_cmd(
 ) -> None:
     """Build a BM25 index (title, text and flat fields) from a corpus, or check one (--check)."""
     from ..errors import SoundingError
-    from ..pipeline import index_dataset
+    from ..index.corpus import index_dataset
 
     if check:
         return _check_index(Path(dataset))

@@ -19,7 +19,7 @@ def _corpus_of(dataset: str, data_dir: Path | None, analyzer: str | None):
     from ..analysis import DEFAULT_ANALYZER
     from ..datasets import load_dataset
     from ..errors import SoundingError
-    from ..pipeline import default_analyzer
+    from ..analysis import default_analyzer
     from ..scale import CorpusFile
 
     path = Path(dataset)

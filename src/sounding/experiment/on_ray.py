@@ -31,7 +31,7 @@ from ..datasets import Dataset
 from ..errors import SoundingError
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index
-from ..pipeline import default_analyzer
+from ..analysis import default_analyzer
 from ..io import atomic_write_json as _write_json
 from ..io import digest as _digest
 from ..io import file_sha256 as _file_sha256

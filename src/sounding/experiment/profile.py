@@ -88,7 +88,7 @@ def _judged_at_10(ds) -> float:
     """judged@10 of a BM25 flat top 10 (Anserini defaults), built in a scratch index."""
     from ..eval import evaluate
     from ..index import build_index
-    from ..pipeline import default_analyzer
+    from ..analysis import default_analyzer
     from ..search import Searcher
 
     with tempfile.TemporaryDirectory(prefix="sounding-profile-") as tmp:

@@ -37,7 +37,7 @@ from ..io import file_sha256 as _file_sha256
 from ..io import remove_stale, writer_lock
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
-from ..pipeline import default_analyzer
+from ..analysis import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
