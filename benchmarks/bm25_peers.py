@@ -160,7 +160,7 @@ def _children_cpu() -> float:
 
 
 def worker_index(spec: dict) -> dict:
-    from sounding.engines import get_engine
+    from sounding.retrieval.engines import get_engine
 
     docs = _load_docs(spec["corpus"])
     eng = get_engine(spec["engine"])
@@ -193,7 +193,7 @@ def _top10(run: dict) -> dict:
 
 def worker_memory(spec: dict) -> dict:
     """One engine in a fresh process: open the index, answer all queries (batch, 1 thread), read VmHWM."""
-    from sounding.engines import get_engine
+    from sounding.retrieval.engines import get_engine
 
     items, _ = _queries(spec)
     eng = get_engine(spec["engine"])
@@ -212,7 +212,7 @@ def worker_timing(spec: dict) -> dict:
     Per engine an untimed warm-up over all queries (batch, 1 thread) whose run is scored; then
     `repeats` rounds; in each, every mode is timed once per engine, engines in rotating order, each
     pass after a short warm-up of its mode. Wall seconds and process CPU seconds are both kept."""
-    from sounding.engines import get_engine
+    from sounding.retrieval.engines import get_engine
 
     items, qrels = _queries(spec)
     k, k1, b = spec["k"], spec["k1"], spec["b"]
@@ -613,7 +613,7 @@ def main(argv: list[str] | None = None) -> int:
     if min(args.repeats, args.index_repeats, args.rss_repeats) < 1:
         ap.error("--repeats, --index-repeats and --rss-repeats must be at least 1")
 
-    from sounding.engines import ENGINES
+    from sounding.retrieval.engines import ENGINES
 
     wanted = [e.strip() for e in args.engines.split(",") if e.strip()]
     unknown = [e for e in wanted if e not in ENGINES]

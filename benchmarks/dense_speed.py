@@ -32,7 +32,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 def scifact_texts(n: int) -> list[str]:
     from sounding.datasets import load_dataset
-    from sounding.dense import doc_text
+    from sounding.retrieval.dense import doc_text
 
     data_dir = os.environ.get("SOUNDING_DATA") or str(Path(__file__).resolve().parents[2] / "shared" / "datasets")
     try:
@@ -60,7 +60,7 @@ def best_of(fn, rounds: int) -> float:
 
 
 def bench_encoders(n: int, rounds: int) -> list[dict]:
-    from sounding.dense import load_encoder
+    from sounding.retrieval.dense import load_encoder
 
     texts = scifact_texts(n)
     rows = []
@@ -106,8 +106,8 @@ def bench_encoders(n: int, rounds: int) -> list[dict]:
 
 
 def bench_search(n_docs: int, n_queries: int, dim: int, k: int, hnsw: bool) -> dict:
-    from sounding.dense.encoders import l2_normalize
-    from sounding.dense.search import ExactIndex, HNSWIndex, numpy_baseline, recall_against
+    from sounding.retrieval.dense.encoders import l2_normalize
+    from sounding.retrieval.dense.search import ExactIndex, HNSWIndex, numpy_baseline, recall_against
 
     rng = np.random.default_rng(0)
     M = l2_normalize(rng.standard_normal((n_docs, dim), dtype=np.float32))

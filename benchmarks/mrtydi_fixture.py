@@ -36,7 +36,7 @@ def read_run(path: Path) -> dict[str, dict[str, float]]:
 def dense_run(encoder, ds, k: int = 100) -> dict[str, dict[str, float]]:
     import numpy as np
 
-    from sounding.dense import doc_text
+    from sounding.retrieval.dense import doc_text
 
     docs = list(iter_corpus(ds.corpus_path))
     d = np.asarray(encoder.encode_passages([doc_text(x.title, x.text) for x in docs]), dtype=np.float32)
@@ -63,7 +63,7 @@ def main() -> None:
     print(mrtydi_table(res.rows))
     if not args.dense:
         return
-    from sounding.dense import load_encoder
+    from sounding.retrieval.dense import load_encoder
 
     encoder = load_encoder(args.dense)
     rows = []

@@ -91,7 +91,7 @@ def worker_single_index(corpus: str, out: str) -> dict:
 def worker_single_search(index: str, queries: str, run_dir: str, ks: list[int]) -> dict:
     from sounding.datasets import load_queries
     from sounding.eval import write_run
-    from sounding.search import Searcher
+    from sounding.retrieval.search import Searcher
 
     q = load_queries(queries)
     t = time.perf_counter()
@@ -227,8 +227,8 @@ def bench_encode(corpus: str, work: Path, n: int) -> dict:
     from itertools import islice
 
     from sounding.datasets import iter_corpus
-    from sounding.dense.encoders import CallableEncoder
-    from sounding.dense.vectors import encode_corpus
+    from sounding.retrieval.dense.encoders import CallableEncoder
+    from sounding.retrieval.dense.vectors import encode_corpus
     from sounding.scale.ray_backend import encode_corpus_ray
 
     docs = list(islice(iter_corpus(corpus), n))

@@ -22,7 +22,7 @@ from test_scoring_options import one_edit_typo  # noqa: E402  (the tests' typo g
 from sounding.datasets import load_dataset  # noqa: E402
 from sounding.eval import evaluate  # noqa: E402
 from sounding.index import build_index  # noqa: E402
-from sounding.search import Searcher  # noqa: E402
+from sounding.retrieval.search import Searcher  # noqa: E402
 
 WEIGHTS = [0.0, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
 

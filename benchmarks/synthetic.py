@@ -467,7 +467,7 @@ def index_sizes(index: Path) -> dict:
 
 _SEARCH = """
 import json, os, sys, time
-from sounding.search import Searcher
+from sounding import Searcher
 index, queries, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
 qs = [(q["_id"], q["text"]) for q in map(json.loads, open(queries))]
 s = Searcher(index)

@@ -127,10 +127,10 @@ def _experiment_runs(out: Path, prefix: str) -> dict[str, Path]:
 def group_fixture(work: Path) -> dict[str, Path]:
     from sounding import BM25Retriever, Searcher, build_index, write_run
     from sounding.datasets import iter_corpus, load_queries
-    from sounding.engines import get_engine
+    from sounding.retrieval.engines import get_engine
     from sounding.scale import ShardedSearcher
     from sounding.scale.shards import build_shards
-    from sounding.search.stream import search_to_run
+    from sounding.retrieval.search.stream import search_to_run
 
     data = make_corpus(work / "data", 3000, 160, seed=32)
     corpus, queries = data / "corpus.jsonl", load_queries(data / "queries.jsonl")

@@ -7,8 +7,8 @@ import pytest
 
 from sounding.datasets import iter_corpus, load_dataset
 from sounding.index import build_index
-from sounding.search import Searcher
-from sounding.search.kernels import grouped, window
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.kernels import grouped, window
 from test_pruning import zipf_corpus
 
 SETTINGS = [("bm25f", False, None), ("bm25f", False, 1.0), ("multifield-max", False, None),

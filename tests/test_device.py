@@ -5,7 +5,7 @@ import json
 import pytest
 
 from sounding.cli import main
-from sounding.dense.device import BATCH_SIZE, batch_size, check_device, half_precision, resolve_device
+from sounding.retrieval.dense.device import BATCH_SIZE, batch_size, check_device, half_precision, resolve_device
 from sounding.errors import SoundingError
 
 torch = pytest.importorskip("torch", reason="the dense extra (torch) is not installed")
@@ -57,8 +57,8 @@ class _FakeModel:
 
 
 def test_a_gpu_encoder_runs_in_float16_and_names_it(monkeypatch):
-    import sounding.dense.device as device
-    from sounding.dense.encoders import STEncoder
+    import sounding.retrieval.dense.device as device
+    from sounding.retrieval.dense.encoders import STEncoder
 
     cpu = STEncoder("x", name="m", model=_FakeModel(), device="cpu")
     assert (cpu.device, cpu.precision, cpu.batch_size) == ("cpu", "float32", 32) and "precision" not in cpu.model_id

@@ -16,8 +16,8 @@ from sounding.analysis import get_analyzer
 from sounding.datasets import Document
 from sounding.errors import DataError, SoundingError
 from sounding.index import FORMAT_VERSION, Index, build_index
-from sounding.search import Searcher
-from sounding.search.bm25 import decode_norm, encode_norm
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.bm25 import decode_norm, encode_norm
 
 WORDS = ["alpha", "beta", "gamma", "delta", "cell", "cells", "protein", "the", "of", "virus", "tumor", "gene"]
 

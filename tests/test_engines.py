@@ -9,7 +9,7 @@ import os
 import pytest
 
 from sounding.datasets import Document
-from sounding.engines import ENGINES, Engine, get_engine
+from sounding.retrieval.engines import ENGINES, Engine, get_engine
 from sounding.errors import SoundingError
 
 DOCS = [

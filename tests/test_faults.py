@@ -19,7 +19,7 @@ from sounding.datasets import Document
 from sounding.errors import SoundingError
 from sounding.index import Index, build_index
 from sounding.io import writer_lock
-from sounding.search import Searcher
+from sounding.retrieval.search import Searcher
 
 WORDS = "alpha beta gamma delta cell protein virus tumor gene kinase receptor membrane".split()
 
@@ -459,7 +459,7 @@ BOUNDS_SCRIPT = textwrap.dedent("""
     import math, sys, time
     from hypothesis import given, settings, strategies as st, HealthCheck
     from sounding.errors import SoundingError
-    from sounding.search import Searcher
+    from sounding import Searcher
 
     s = Searcher(sys.argv[1])
     for layout in ["flat", "multifield", "multifield-max", "bm25f"]:  # compile every kernel first: the time

@@ -3,7 +3,7 @@ import pytest
 
 from sounding.errors import SoundingError
 from sounding.eval import evaluate
-from sounding.fusion import fuse, linear, minmax, parse_method, rrf, sweep, weighted_rrf
+from sounding.retrieval.fusion import fuse, linear, minmax, parse_method, rrf, sweep, weighted_rrf
 
 LEX = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}
 DEN = {"q1": {"b": 0.9, "d": 0.8, "a": 0.1}}

@@ -20,7 +20,7 @@ from sounding.datasets import Document
 from sounding.errors import DataError
 from sounding.index import Index, build_index
 from sounding.index.format import live_generation
-from sounding.search import Searcher
+from sounding.retrieval.search import Searcher
 
 
 def _docs(n=3000, seed=0):

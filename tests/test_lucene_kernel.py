@@ -7,8 +7,8 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher
-from sounding.search.kernels import bounds, window
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.kernels import bounds, window
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +55,8 @@ def _lucene_scores(s: Searcher, queries, layout: str, k1: float, b: float) -> li
     """Every document's score per query, Lucene's float32 steps per posting from tf and 1/norm, added in
     float64 in the kernel's clause order (the sum layouts), or one sum per field and the larger kept
     (multifield-max, the query's order)."""
-    from sounding.search import BM25Params
-    from sounding.search.queries import make_clauses
+    from sounding.retrieval.search import BM25Params
+    from sounding.retrieval.search.queries import make_clauses
 
     params = BM25Params(layout=layout, k1=k1, b=b, lucene_norms=True)
     setting = s.settings.get(params)
@@ -100,7 +100,7 @@ def test_lucene_kernel_scores_equal_lucenes_steps(small_index, monkeypatch, layo
 def test_exact_sums_bound():
     """_exact_sums says yes only where any order of adding the parts gives the same float64, and no where
     the smallest possible part is too small beside the weights' sum (or may be 0)."""
-    from sounding.search.kernels.grouped import _exact_sums
+    from sounding.retrieval.search.kernels.grouped import _exact_sums
 
     field = np.zeros(4, np.int64)
     weights = np.array([9.5, 3.25, 0.7, 0.02])
@@ -121,7 +121,7 @@ def test_multifield_max_lucene_summed_again_without_the_bound(small_index, monke
     """With no usable bound on Lucene's parts (min_y = 1) and the re-summing margin raised, every score near
     a float32 boundary is summed again in the query's order: the same bits as the bound's shortcut and as the
     exhaustive kernel."""
-    from sounding.search.kernels import grouped
+    from sounding.retrieval.search.kernels import grouped
 
     path, queries = small_index
     monkeypatch.setattr(window, "WINDOW", 256)

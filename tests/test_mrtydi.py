@@ -309,7 +309,7 @@ def test_static_model_hybrid_not_below_bm25(bm25_run):
     try:
         import numpy as np
 
-        from sounding.dense import doc_text, load_encoder
+        from sounding.retrieval.dense import doc_text, load_encoder
         enc = load_encoder("static")
     except Exception as e:  # noqa: BLE001 - any missing piece (module, package, weights) is a skip
         pytest.skip(f"static model2vec model not usable here ({type(e).__name__}: {e}); "

@@ -13,8 +13,8 @@ from sounding.errors import SoundingError
 from sounding.index import Index, build_index
 from sounding.index.format import live_generation
 from sounding.index.packed import BLOCK, decode_list, encode, first_blocks
-from sounding.search import Searcher
-from sounding.search.kernels import window, windowed_packed
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.kernels import window, windowed_packed
 from test_pruning import zipf_corpus
 
 LAYOUTS = [("flat", False), ("flat", True), ("multifield", False), ("multifield", True),

@@ -10,7 +10,7 @@ import pytest
 from sounding.datasets import iter_corpus, load_dataset
 from sounding.eval import evaluate
 from sounding.index import build_index
-from sounding.search import Searcher
+from sounding.retrieval.search import Searcher
 
 PUBLISHED = {  # dataset: {layout: (nDCG@10, R@100, R@1000)}
     "scifact": {"flat": (0.6789, 0.9253, 0.9767), "multifield": (0.6647, 0.9076, 0.9800)},

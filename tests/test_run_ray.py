@@ -16,13 +16,13 @@ import pytest
 
 from sounding.cli import main
 from sounding.datasets import Document
-from sounding.dense.encoders import Encoder
+from sounding.retrieval.dense.encoders import Encoder
 from sounding.errors import SoundingError
 from sounding.eval import write_run
 from sounding.experiment import run_experiment
 from sounding.index import build_index
 from sounding.scale import ShardedSearcher, build_shards
-from sounding.search import Searcher
+from sounding.retrieval.search import Searcher
 
 GRID = {"layouts": ["flat", "multifield"], "params": ["anserini", "lucene"], "hits": 100}
 
@@ -99,7 +99,7 @@ class TrigramSparse:
     def encode(self, texts, kind="passage", batch_size=None, progress=False):
         import scipy.sparse as sp
 
-        from sounding.sparse import SparseVectors
+        from sounding.retrieval.sparse import SparseVectors
 
         m = sp.csr_matrix(trigrams(list(texts)))
         return SparseVectors(m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data.astype(np.float32))
@@ -195,7 +195,7 @@ def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path,
     BM25, dense, hybrid and sparse run files are the one-process run's, byte for byte; a run without
     Ray then finds those vectors."""
     pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
-    import sounding.sparse
+    import sounding.retrieval.sparse
     from sounding.experiment import arms
 
     monkeypatch.setattr(arms, "_encoder", lambda model, ctx: TrigramEncoder())

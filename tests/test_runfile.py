@@ -18,8 +18,8 @@ from sounding.eval.runfile import (RunWriter, _digits9, _put_score, _value9, doc
                                    write_results)
 from sounding.eval.trec import write_run
 from sounding.index import build_index
-from sounding.search import Results, Searcher
-from sounding.search.stream import search_to_run
+from sounding.retrieval.search import Results, Searcher
+from sounding.retrieval.search.stream import search_to_run
 
 WORDS = ["alpha", "beta", "gamma", "delta", "cell", "protein", "virus", "tumor", "gene", "the"]
 

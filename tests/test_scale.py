@@ -18,14 +18,14 @@ import numpy as np
 import pytest
 
 from sounding.datasets import Document
-from sounding.dense.encoders import Encoder
+from sounding.retrieval.dense.encoders import Encoder
 from sounding.errors import SoundingError
 from sounding.eval import write_run
 from sounding.index import Index, build_index
 from sounding.scale import CorpusFile, ShardedSearcher, ShardSet, build_shard, build_shards, shard_of
 from sounding.scale.shards import SHARDS_FILE, merge_stats, order_keys, split_corpus
-from sounding.search import Searcher
-from sounding.search.stats import GlobalStats
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.stats import GlobalStats
 
 LAYOUTS = [("flat", False), ("multifield", False), ("multifield-max", False), ("bm25f", False),
            ("flat", True), ("multifield", True)]
@@ -230,7 +230,7 @@ class HashSparse:
     def encode(self, texts, kind="passage", batch_size=None, progress=False):
         import scipy.sparse as sp
 
-        from sounding.sparse import SparseVectors
+        from sounding.retrieval.sparse import SparseVectors
 
         m = sp.csr_matrix(_hash_encode(texts))
         return SparseVectors(m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data.astype(np.float32))
@@ -352,7 +352,7 @@ def test_ray_benchmark_synthetic_corpus_4_shards_equal_1_shard_without_ray(ray_s
 @pytest.fixture(scope="module")
 def local_vectors(corpus, tmp_path_factory):
     """The reference: 300 documents encoded in this process, chunks of 64 (5 chunks, the last of 44)."""
-    from sounding.dense.vectors import encode_corpus
+    from sounding.retrieval.dense.vectors import encode_corpus
 
     root = tmp_path_factory.mktemp("vectors-local")
     return {dtype: encode_corpus(corpus[:300], HashEncoder(), root, chunk_size=64, dtype=dtype).store.path
@@ -379,7 +379,7 @@ def test_ray_encoding_writes_the_local_store_byte_for_byte(ray_local, corpus, lo
 
 def test_ray_encoding_resumes_per_chunk(ray_local, corpus, local_vectors, tmp_path):
     pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
-    from sounding.dense.vectors import VectorStore, corpus_texts
+    from sounding.retrieval.dense.vectors import VectorStore, corpus_texts
     from sounding.scale.ray_backend import encode_corpus_ray
 
     docs, reference = corpus[:300], local_vectors["float32"]
@@ -410,7 +410,7 @@ def test_ray_encoding_resumes_per_chunk(ray_local, corpus, local_vectors, tmp_pa
 def test_ray_sparse_encoding_writes_the_local_impact_index(ray_local, corpus, tmp_path):
     pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
     from sounding.scale.ray_backend import build_impact_index_ray
-    from sounding.sparse import build_impact_index
+    from sounding.retrieval.sparse import build_impact_index
 
     local = build_impact_index(corpus[:300], HashSparse(), tmp_path / "local", chunk_size=64)
     on_ray = build_impact_index_ray(corpus[:300], HashSparse(), tmp_path / "ray", chunk_size=64, num_actors=1)

@@ -11,8 +11,8 @@ from sounding.experiment import scoring
 from sounding.experiment.runner import BEIR_MEASURES, MRTYDI_MEASURES
 from sounding.experiment.scoring import score_results, score_run
 from sounding.index import build_index
-from sounding.search import Results, Searcher
-from sounding.search.queries import QueryAnalysis
+from sounding.retrieval.search import Results, Searcher
+from sounding.retrieval.search.queries import QueryAnalysis
 
 ALL = [*BEIR_MEASURES, "AP", "RR", "P@5", "Success@3", "nDCG"]
 

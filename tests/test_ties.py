@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sounding.search.kernels.ties import apply_anserini_ties
+from sounding.retrieval.search.kernels.ties import apply_anserini_ties
 
 
 def pyserini_reference(docs, scores, counts, k, rank):
@@ -69,7 +69,7 @@ def test_lucene_keeps_the_lowest_ids_of_ties_at_the_cut(tmp_path, layout):
     score the same for k = 3 (more than 2k), and the kernels must cut in that order, not trec_eval's."""
     from sounding.datasets import Document
     from sounding.index import build_index
-    from sounding.search import Searcher
+    from sounding.retrieval.search import Searcher
 
     docs = [Document(f"d{i:02d}", "same title", "same words here", i + 1) for i in range(12)]
     docs += [Document("top", "same title", "same words here here here", 99)]
@@ -86,7 +86,7 @@ def test_shards_cut_ties_as_one_index(tmp_path):
     from sounding.datasets import Document
     from sounding.index import build_index
     from sounding.scale import ShardedSearcher, build_shards
-    from sounding.search import Searcher
+    from sounding.retrieval.search import Searcher
 
     docs = [Document(f"d{i:02d}", "same title", "same words here", i + 1) for i in range(12)]
     docs += [Document("top", "same title", "same words here here here", 99)]
@@ -102,7 +102,7 @@ def test_lucene_ties_with_proximity_is_refused(tmp_path):
     from sounding.datasets import Document
     from sounding.errors import SoundingError
     from sounding.index import build_index
-    from sounding.search import Searcher
+    from sounding.retrieval.search import Searcher
 
     build_index([Document("a", "t", "x y", 1)], tmp_path / "ix", workers=1, positions=True)
     with pytest.raises(SoundingError, match="lucene_ties"):

@@ -5,8 +5,8 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher
-from sounding.search.kernels.selection import N_BUCKETS, select_top
+from sounding.retrieval.search import Searcher
+from sounding.retrieval.search.kernels.selection import N_BUCKETS, select_top
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -68,8 +68,8 @@ def test_sparse_and_dense_queries_match_a_numpy_reference(tmp_path):
     s = Searcher(tmp_path / "ix")
     queries = [(f"r{i}", " ".join(rng.choice(vocab[300:], 2))) for i in range(10)]  # rare terms: sparse
     queries += [(f"c{i}", " ".join(rng.choice(vocab[:5], 3))) for i in range(10)]  # common terms: dense
-    from sounding.search import BM25Params
-    from sounding.search.queries import make_clauses
+    from sounding.retrieval.search import BM25Params
+    from sounding.retrieval.search.queries import make_clauses
 
     params = BM25Params()
     setting = s.settings.get(params)
@@ -95,7 +95,7 @@ def test_sparse_and_dense_queries_match_a_numpy_reference(tmp_path):
 def test_impacts_in_blocks_and_released_pages_change_nothing(tmp_path, monkeypatch):
     """Impacts are computed block by block and the term-frequency pages are then dropped from
     memory; a later search that reads term frequencies again must see the same values."""
-    from sounding.search import setting_build
+    from sounding.retrieval.search import setting_build
 
     rng = np.random.default_rng(9)
     words = ["alpha", "beta", "gamma", "delta", "cell", "protein", "virus", "tumor", "gene"]

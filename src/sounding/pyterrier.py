@@ -38,7 +38,7 @@ class BM25(pt.Transformer):
     def __init__(self, index_or_searcher, params=None, *, num_results: int | None = None, threads: int = 1,
                  **settings):
         """`params`: a `sounding.BM25Params` (or its fields by name in `settings`)."""
-        from .search import BM25Params, Searcher
+        from .retrieval.search import BM25Params, Searcher
 
         self.searcher = index_or_searcher if isinstance(index_or_searcher, Searcher) else Searcher(index_or_searcher)
         if num_results is not None:

@@ -49,7 +49,7 @@ def encode_cmd(
     device: Device = "auto",
 ) -> None:
     """Encode a corpus once per model (chunked; an interrupted encode resumes where it stopped)."""
-    from ..dense import encode_corpus, load_encoder
+    from ..retrieval.dense import encode_corpus, load_encoder
 
     ds = _dataset(dataset, data_dir)
     enc = load_encoder(model, backend=backend, query_prefix=query_prefix, passage_prefix=passage_prefix,
@@ -80,7 +80,7 @@ def dense_search_cmd(
     device: Device = "auto",
 ) -> None:
     """Exact dense search (encodes the corpus first when its vectors are not cached)."""
-    from ..dense import DenseSearcher, HNSWIndex, VectorStore, encode_corpus, load_encoder, recall_against
+    from ..retrieval.dense import DenseSearcher, HNSWIndex, VectorStore, encode_corpus, load_encoder, recall_against
     from ..eval import write_run
 
     ds = _dataset(dataset, data_dir)
@@ -117,7 +117,7 @@ def fuse_cmd(
 ) -> None:
     """Fuse two runs: weighted RRF, RRF or linear (min-max) combination."""
     from ..eval import read_run, write_run
-    from ..fusion import fuse
+    from ..retrieval.fusion import fuse
 
     lx, dn = read_run(lexical), read_run(dense)
     fused = fuse(method, lx, dn, k_out=hits)
@@ -140,7 +140,7 @@ def sweep_cmd(
 ) -> None:
     """Score RRF (k), weighted RRF (k × semantic ratio) and linear (α) fusions of two runs."""
     from ..eval import read_run
-    from ..fusion import sweep
+    from ..retrieval.fusion import sweep
 
     ds = _dataset(dataset, data_dir)
     res = sweep(ds.qrels, read_run(lexical), read_run(dense))
@@ -173,7 +173,7 @@ def sparse_cmd(
 ) -> None:
     """Learned sparse retrieval: encode (cached, resumable), build the impact index, search, score."""
     from ..eval import write_run
-    from ..sparse import SparseModel, SparseSearcher, build_impact_index
+    from ..retrieval.sparse import SparseModel, SparseSearcher, build_impact_index
 
     ds = _dataset(dataset, data_dir)
     m = SparseModel(model, device=device)
@@ -203,7 +203,7 @@ def rerank_cmd(
 ) -> None:
     """Rerank a run's top-N with a cross-encoder (or bi-encoder); scores are cached per (model, query, doc, text)."""
     from ..eval import read_run, write_run
-    from ..rerank import load_scorer, rerank
+    from ..retrieval.rerank import load_scorer, rerank
 
     ds = _dataset(dataset, data_dir)
     first = read_run(run_file)

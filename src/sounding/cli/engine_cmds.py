@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
-from ..search.params import DEFAULT_B, DEFAULT_K1
+from ..retrieval.search.params import DEFAULT_B, DEFAULT_K1
 from ..validate import DEFAULT_HITS
 from .app import app, command_line, exit_when_done
 from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
@@ -121,8 +121,8 @@ def search_cmd(
     searched shard by shard with merged statistics and an exact top-k merge: the same run file."""
     from ..datasets import queries_for
     from ..io import check_output_file
-    from ..search import BM25Params, Searcher
-    from ..search.stream import search_to_run
+    from ..retrieval.search import BM25Params, Searcher
+    from ..retrieval.search.stream import search_to_run
 
     check_output_file(run)  # before the search: a bad --run fails in a second
     params = BM25Params(layout=layout, k1=k1, b=b, k=hits, lucene_norms=lucene_norms, title_weight=title_weight,

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import SoundingError
-from ..retrievers.dense import DEFAULT_DENSE
-from ..retrievers.sparse import DEFAULT_SPARSE
+from ..retrieval.retrievers.dense import DEFAULT_DENSE
+from ..retrieval.retrievers.sparse import DEFAULT_SPARSE
 from ..types import Run
 from .settings import Setting
 
@@ -62,7 +62,7 @@ def arm_settings(arms: list[str], models: list[str]) -> list[Setting]:
     """Settings for the requested arms. `models` (from --model) are routed by kind: dense models to
     dense/hybrid/rerank, sparse models to sparse, cross-encoders to rerank; an arm with no model of
     its kind gets its default."""
-    from ..dense.encoders import model_kind
+    from ..retrieval.dense.encoders import model_kind
 
     unknown = [a for a in arms if a not in ARMS]
     if unknown:
@@ -93,7 +93,7 @@ _ENCODERS: dict[str, object] = {}
 
 
 def _encoder(model: str, ctx: ArmContext):
-    from ..dense import load_encoder
+    from ..retrieval.dense import load_encoder
 
     if (model, ctx.device) not in _ENCODERS:
         _ENCODERS.clear()  # one model in memory at a time
@@ -102,8 +102,8 @@ def _encoder(model: str, ctx: ArmContext):
 
 
 def _dense_run(setting: Setting, ds, ctx: ArmContext) -> tuple[Run, float, dict]:
-    from ..dense import corpus_texts
-    from ..retrievers import DenseRetriever
+    from ..retrieval.dense import corpus_texts
+    from ..retrieval.retrievers import DenseRetriever
 
     key = (ds.name, str(ds.corpus_path), setting.model, ctx.k, str(ctx.out), ctx.device)
     if key in _DENSE_MEMO:
@@ -142,7 +142,7 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
         run, seconds, extra = _dense_run(setting, dataset, ctx)
         return ArmResult(run, seconds, dict(extra))
     if setting.arm == "hybrid":
-        from ..retrievers import Fusion
+        from ..retrieval.retrievers import Fusion
 
         dense, dense_seconds, dextra = _dense_run(setting, dataset, ctx)
         stage = Fusion(setting.params or "wrrf")
@@ -157,8 +157,8 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
                  "encode_seconds": dextra["encode_seconds"], "vectors_bytes": dextra["vectors_bytes"]}
         return ArmResult(fused, dense_seconds + bm25_seconds + fuse_seconds, extra)
     if setting.arm == "sparse":
-        from ..dense import corpus_texts
-        from ..retrievers import SparseRetriever
+        from ..retrieval.dense import corpus_texts
+        from ..retrieval.retrievers import SparseRetriever
 
         def on_ray(ct, model, root, bits):  # the chunks encoded by a Ray Data job; the postings built here
             return ctx.ray.build_impacts(ct, model, root, bits=bits, log=ctx.log)
@@ -173,10 +173,10 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
         extra["query_encode_seconds"] = res.settings.get("query_encode_seconds")
         return ArmResult(res.to_run(), res.seconds, extra)
     if setting.arm == "rerank":
-        from ..dense import corpus_texts, find_store
-        from ..dense.encoders import model_kind
-        from ..rerank import BiEncoderScorer, CrossEncoderScorer, passage_vectors_from_store
-        from ..retrievers import Rerank
+        from ..retrieval.dense import corpus_texts, find_store
+        from ..retrieval.dense.encoders import model_kind
+        from ..retrieval.rerank import BiEncoderScorer, CrossEncoderScorer, passage_vectors_from_store
+        from ..retrieval.retrievers import Rerank
 
         model = setting.model or DEFAULT_DENSE
         depth = int(setting.params[3:]) if setting.params.startswith("top") and setting.params[3:].isdigit() else RERANK_DEPTH

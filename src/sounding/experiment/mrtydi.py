@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..errors import SoundingError
-from ..fusion import linear
+from ..retrieval.fusion import linear
 from .baselines import published
 
 MRTYDI_LANGS: tuple[str, ...] = ("ar", "bn", "en", "fi", "id", "ja", "ko", "ru", "sw", "te", "th")

@@ -89,7 +89,7 @@ def _judged_at_10(ds) -> float:
     from ..eval import evaluate
     from ..index import build_index
     from ..analysis import default_analyzer
-    from ..search import Searcher
+    from ..retrieval.search import Searcher
 
     with tempfile.TemporaryDirectory(prefix="sounding-profile-") as tmp:
         build_index(ds.corpus(), tmp, analyzer=default_analyzer(ds.language), source=str(ds.corpus_path))

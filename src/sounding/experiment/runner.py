@@ -38,7 +38,7 @@ from ..io import remove_stale, writer_lock
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
 from ..analysis import default_analyzer
-from ..search import Searcher
+from ..retrieval.search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
 from ..eval.measures import sets as measure_sets
@@ -234,7 +234,7 @@ def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log)
 def _checked_device(device: str, settings: list[Setting]) -> str:
     """The device's name; when a model arm will run, a device this machine lacks is one line now, not after the
     indexing (the rows name the device each model used)."""
-    from ..dense.device import check_device, resolve_device
+    from ..retrieval.dense.device import check_device, resolve_device
 
     device = check_device(device)
     if any(s.arm in ("dense", "hybrid", "sparse", "rerank") for s in settings):
@@ -453,7 +453,7 @@ def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_r
         if not on_ray:
             searcher.release_postings()  # the next setting may read other fields: their pages, not these, stay
         return results.to_run() if dicts or not hasattr(results, "write_run") else None, results.seconds, results
-    from ..engines import get_engine
+    from ..retrieval.engines import get_engine
 
     engine = get_engine(s.engine)
     workdir = index_dir.parent / f"{index_dir.name}.{s.engine}"
@@ -501,7 +501,7 @@ def _known_arms() -> list[str]:
 
 
 def _known_engines() -> list[str]:
-    from ..engines import ENGINES
+    from ..retrieval.engines import ENGINES
 
     return list(dict.fromkeys(["sounding", *ENGINES]))
 

@@ -226,7 +226,7 @@ def _crosscheck_results(qrels: Qrels, results, qids: list[str], last: Mapping[st
                         ms) -> CrosscheckReport:
     """pytrec_eval on the hits of `qids` that can reach the top CUT without the own hit, against our values."""
     from ..eval.arrayeval import top_candidates
-    from ..search.hits import hit_ids
+    from ..retrieval.search.hits import hit_ids
 
     sub = {q: qrels[q] for q in qids}
     names = [q for q in qids if q in last]

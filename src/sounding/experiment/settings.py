@@ -5,8 +5,8 @@ from dataclasses import asdict, dataclass
 
 from ..errors import SoundingError
 from ..io import slug as model_slug
-from ..search.layouts import KINDS, LAYOUTS
-from ..search.params import PRESETS, BM25Params
+from ..retrieval.search.layouts import KINDS, LAYOUTS
+from ..retrieval.search.params import PRESETS, BM25Params
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SoundingError
-from ..retrievers import RunFileRetriever, load_retriever
-from ..retrievers.pyterrier import TransformerRetriever, is_transformer
-from ..retrievers.registry import NAME as _NAME
-from ..retrievers.registry import is_retriever as _is_retriever
+from ..retrieval.retrievers import RunFileRetriever, load_retriever
+from ..retrieval.retrievers.pyterrier import TransformerRetriever, is_transformer
+from ..retrieval.retrievers.registry import NAME as _NAME
+from ..retrieval.retrievers.registry import is_retriever as _is_retriever
 from ..types import Document, Run
 from .settings import Setting
 

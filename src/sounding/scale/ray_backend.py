@@ -31,7 +31,7 @@ import numpy as np
 
 from ..analysis import DEFAULT_ANALYZER
 from ..errors import SoundingError
-from ..search.params import BM25Params
+from ..retrieval.search.params import BM25Params
 from .shards import (
     MergedResults,
     ShardHits,
@@ -286,11 +286,11 @@ def encoder_factory(encoder) -> Callable[[str], object]:
 
 
 def _load_on_worker(module: str, name: str, kwargs: dict, device: str):
-    if module == "sounding.sparse":
-        from ..sparse import SparseModel
+    if module == "sounding.retrieval.sparse":
+        from ..retrieval.sparse import SparseModel
 
         return SparseModel(name, **{**kwargs, "device": device})
-    from ..dense.encoders import load_encoder
+    from ..retrieval.dense.encoders import load_encoder
 
     return load_encoder(name, **{**kwargs, "device": device})
 
@@ -413,7 +413,7 @@ def encode_corpus_ray(corpus, encoder, root: str | Path | None = None, *, make_e
     """
     import functools
 
-    from ..dense.vectors import (
+    from ..retrieval.dense.vectors import (
         DEFAULT_CHUNK,
         CorpusText,
         EncodeReport,
@@ -444,7 +444,7 @@ def encode_corpus_ray(corpus, encoder, root: str | Path | None = None, *, make_e
 
 
 def _write_vectors_chunk(encoder, texts: list[str], i: int, *, folder: str, dtype: str, batch_size: int | None) -> bool:
-    from ..dense.vectors import write_chunk
+    from ..retrieval.dense.vectors import write_chunk
 
     return write_chunk(encoder, texts, i, folder, dtype, batch_size=batch_size, skip_existing=True)
 
@@ -459,7 +459,7 @@ def build_impact_index_ray(corpus, model, root: str | Path | None = None, *,
     `SparseModel` loaded by name is loaded again on the actor, on "cuda" in a GPU actor)."""
     import functools
 
-    from ..sparse import build_impact_index
+    from ..retrieval.sparse import build_impact_index
 
     def run_chunks(texts: list[str], chunk_size: int, todo: list[int], chunks_dir: Path, batch_size: int | None) -> dict:
         if todo and kwargs.get("log"):
@@ -473,7 +473,7 @@ def build_impact_index_ray(corpus, model, root: str | Path | None = None, *,
 
 
 def _write_sparse_chunk(model, texts: list[str], i: int, *, folder: str, batch_size: int | None) -> bool:
-    from ..sparse import write_sparse_chunk
+    from ..retrieval.sparse import write_sparse_chunk
 
     return write_sparse_chunk(model, texts, i, folder, batch_size=batch_size, skip_existing=True)
 

@@ -39,7 +39,7 @@ from ..analysis import DEFAULT_ANALYZER
 from ..errors import SoundingError
 from ..index import Index, build_index
 from ..index.format import FieldStats, crc32_file
-from ..search.params import BM25Params
+from ..retrieval.search.params import BM25Params
 
 SHARDS_FILE = "shards.json"
 FORMAT_NAME = "sounding-shards"
@@ -179,7 +179,7 @@ class ShardStats:
         return self.df, self.field_stats
 
 
-from ..search.stats import merge_stats  # noqa: E402  (one merge for sharded and GlobalStats)
+from ..retrieval.search.stats import merge_stats  # noqa: E402  (one merge for sharded and GlobalStats)
 
 
 def global_ranks(indexes: list[Index]) -> list[np.ndarray]:
@@ -407,7 +407,7 @@ class ShardSearcher:
     """One shard of a sharded index: searches with the merged statistics, returns ShardHits."""
 
     def __init__(self, root: str | Path, shard: int, *, shard_set: ShardSet | None = None, verify: bool = True):
-        from ..search import Searcher
+        from ..retrieval.search import Searcher
 
         self.root = Path(root)
         self.shard_set = shard_set or ShardSet.read(self.root)
@@ -538,7 +538,7 @@ def anserini_ties(merged: MergedResults, k: int) -> MergedResults:
     `search.kernels.ties.apply_anserini_ties`; ranking each query's candidates among themselves in docid
     byte order orders them as the whole collection's ranks would.
     """
-    from ..search.kernels.ties import apply_anserini_ties
+    from ..retrieval.search.kernels.ties import apply_anserini_ties
 
     counts = np.array([len(d) for d in merged.docids], dtype=np.int64)
     width = max(1, int(counts.max(initial=0)))

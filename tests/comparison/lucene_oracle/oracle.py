@@ -340,7 +340,7 @@ def cmd_runs(args) -> int:
     import pytrec_eval
 
     from sounding.index import build_index
-    from sounding.search import Searcher
+    from sounding.retrieval.search import Searcher
 
     java, work, bad = find_java(), Path(args.work), 0
     for name in args.datasets:
