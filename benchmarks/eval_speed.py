@@ -37,7 +37,8 @@ from pathlib import Path
 import numpy as np
 import pytrec_eval
 
-from sounding.eval import evaluate, per_query_arrays, read_run, trec, write_run
+from sounding.eval import evaluate, per_query_arrays, read_run, write_run
+from sounding.trec import files as trec
 
 MEASURES = {"nDCG@10": "ndcg_cut_10", "R@100": "recall_100", "RR": "recip_rank", "P@10": "P_10", "AP": "map"}
 

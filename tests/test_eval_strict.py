@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from sounding.cli import main
 from sounding.errors import DataError
-from sounding.eval import coverage_warnings, crosscheck, evaluate, read_qrels, read_run, trec
+from sounding.eval import coverage_warnings, crosscheck, evaluate, read_qrels, read_run
+from sounding.trec import files as trec
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq3 0 d 1\n"
 RUN = "q1 Q0 a 1 3.0 A\nq1 Q0 x 2 2.0 A\nq2 Q0 c 1 4.0 A\nq3 Q0 d 1 1.0 A\n"
@@ -27,7 +28,7 @@ def read_run_both_ways(path, monkeypatch):
     """read_run through the line reader and through the fast reader: (result or error message) of each."""
     out = []
     for min_bytes in (1 << 62, 0):
-        monkeypatch.setattr(trec, "_FAST_PATH_MIN_BYTES", min_bytes)
+        monkeypatch.setattr(trec, "FAST_PATH_MIN_BYTES", min_bytes)
         try:
             out.append(read_run(path))
         except DataError as e:

@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sounding.errors import DataError, SoundingError
-from sounding.eval import read_qrels, read_run, trec, write_run
+from sounding.eval import read_qrels, read_run, write_run
+from sounding.trec import files as trec
 
 
 def write(tmp_path, name, text, gz=False):
@@ -202,7 +203,7 @@ def test_fast_reader_takes_well_formed_files(tmp_path, monkeypatch):
     data = ("\n".join(lines) + "\n").encode()
     fast = trec._read_run_fast(data)
     assert fast is not None and as_hex(fast) == as_hex(trec._read_run_lines(data, "f"))
-    monkeypatch.setattr(trec, "_FAST_PATH_MIN_BYTES", 0)  # read_run now goes through the fast path
+    monkeypatch.setattr(trec, "FAST_PATH_MIN_BYTES", 0)  # read_run now goes through the fast path
     p = write(tmp_path, "r.run.gz", data.decode(), gz=True)
     assert as_hex(read_run(p)) == as_hex(fast)
     bad = write(tmp_path, "bad.run", data.decode() + "q1 Q0 doc4 9 1.0 run\n")

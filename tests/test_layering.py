@@ -8,7 +8,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "sounding"
 
 LAYERS = {  # a module may import its own layer (without cycles) and the layers below
     0: {"errors", "escape", "types", "io", "validate", "results", "provenance"},
-    1: {"analysis", "datasets", "eval"},
+    1: {"trec", "analysis", "datasets", "eval"},
     2: {"index"},
     3: {"retrieval", "pyterrier"},
     4: {"scale"},

@@ -1,4 +1,4 @@
-"""evaluate_run_file (one compiled pass over the run's bytes) gives exactly evaluate(qrels, read_run(path))."""
+"""eval.run_file.evaluate_run_file (one compiled pass over the run's bytes) gives exactly evaluate(qrels, read_run(path))."""
 import gzip
 import json
 import math
@@ -9,7 +9,7 @@ import pytest
 from sounding.cli import main
 from sounding.errors import DataError, SoundingError
 from sounding.eval import evaluate, read_run, write_run
-from sounding.eval.trec import evaluate_run_file
+from sounding.eval.run_file import evaluate_run_file
 
 MEASURES = ["nDCG@10", "R@100", "RR", "P@10", "AP", "judged@10", "bpref", "nDCG'@10", "RR@100", "Success@5"]
 
@@ -135,7 +135,7 @@ def test_long_queries_unordered_lines_and_separators(tmp_path):
 
 def test_fast_score_parser_gives_float_or_hands_over():
     """parse_scores' fast path gives exactly float()'s double; whatever it does not take, it hands over."""
-    from sounding.eval._fastscan import parse_scores
+    from sounding.trec.scan import parse_scores
 
     rng = np.random.default_rng(5)
     texts = ["0", "-0", "+0", "0.0", "-0.0", "1", "1.", ".5", "-.5", "+1.5", "5e0", "1e22", "1e23", "1e-22", "1e-23",

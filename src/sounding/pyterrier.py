@@ -54,7 +54,7 @@ class BM25(pt.Transformer):
         return f"sounding.pyterrier.BM25({str(self.searcher.index.root)!r}{', ' if options else ''}{options})"
 
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
-        from .eval import trec_order
+        from .trec import trec_order
 
         missing = {"qid", "query"} - set(queries.columns)
         if missing:

@@ -172,7 +172,7 @@ def _run_header(index: Path, queries: str, tag: str):
 def _search_sharded(index: Path, items, run: Path, ray: str | None, num_cpus: int | None, tag: str,
                     remove_self_hits: bool, header, params, threads: int) -> None:
     """`sounding search` on a sharded index: every shard, merged statistics, exact top-k merge."""
-    from ..eval.trec import write_run
+    from ..trec.files import write_run
     from ..scale import ShardedSearcher
 
     if ray:

@@ -83,7 +83,7 @@ def eval_cmd(
     trec: bool = typer.Option(False, "--trec", help="Print as trec_eval does (measure, query or 'all', value; trec_eval's names)."),
 ) -> None:
     """Score runs with trec_eval semantics (every judged query counts; a query missing from a run scores 0)."""
-    from ..eval.trec import evaluate_run_file, large_run
+    from ..eval.run_file import evaluate_run_file, large_run
 
     ms = _measures(measure)
     from ..eval.comparison import run_labels

@@ -108,7 +108,7 @@ def load_dataset(name_or_dir: str | Path, *, split: str | None = None, data_dir:
 def qrels_for(name_or_file: str | Path, *, compiled: bool | None = None) -> dict[str, dict[str, int]]:
     """The qrels a file holds (TREC or BEIR TSV, .gz accepted), or a dataset's (its name or an ir_datasets id:
     the test qrels, or the split the id names). A file of that name wins over a dataset's name."""
-    from ..eval.trec import read_qrels
+    from ..trec.files import read_qrels
 
     path = Path(name_or_file).expanduser()
     if path.is_file():

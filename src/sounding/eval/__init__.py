@@ -7,7 +7,8 @@
 from .crosscheck import CrosscheckReport, MeasureCheck, crosscheck
 from .measures import DEFAULT_MEASURES, OFFICIAL, Measure, parse_measure, parse_measures
 from .calc import Metric, calc_aggregate, iter_calc
-from .metrics import Qrels, Run, evaluate, judged_qids, per_query_arrays, trec_order
+from ..trec import read_qrels, read_run, trec_order, write_run
+from .metrics import Qrels, Run, evaluate, judged_qids, per_query_arrays
 from .significance import (
     Comparison,
     bootstrap_ci,
@@ -16,7 +17,7 @@ from .significance import (
     paired_t_test,
     randomization_test,
 )
-from .trec import coverage_warnings, read_qrels, read_run, write_run
+from .run_file import coverage_warnings
 
 __all__ = [
     "DEFAULT_MEASURES",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._fastscan import _hash, _same
+from ..trec.scan import hash_bytes, same_bytes
 
 OK, FALLBACK = 0, 1
 
@@ -34,7 +34,7 @@ def lookup_ids(blob, starts, want_blob, want_ptr):
     table = np.full(size, -1, np.int64)
     mask = size - 1
     for w in range(n_want):
-        p = np.int64(_hash(want_blob, want_ptr[w], want_ptr[w + 1]) & np.uint64(mask))
+        p = np.int64(hash_bytes(want_blob, want_ptr[w], want_ptr[w + 1]) & np.uint64(mask))
         while table[p] >= 0:
             p = (p + 1) & mask
         table[p] = w
@@ -43,10 +43,10 @@ def lookup_ids(blob, starts, want_blob, want_ptr):
         return found, True
     for d in range(starts.size - 1):
         a, z = np.int64(starts[d]), np.int64(starts[d + 1]) - 1
-        p = np.int64(_hash(blob, a, z) & np.uint64(mask))
+        p = np.int64(hash_bytes(blob, a, z) & np.uint64(mask))
         while table[p] >= 0:
             w = table[p]
-            if _same(want_blob, want_ptr[w], want_ptr[w + 1], blob, a, z):
+            if same_bytes(want_blob, want_ptr[w], want_ptr[w + 1], blob, a, z):
                 if found[w] >= 0:
                     return found, False
                 found[w] = d

@@ -62,7 +62,7 @@ def as_run(run: Any) -> Run:
 
 def _nested(data: Any, what: str, columns, convert) -> dict:
     if isinstance(data, (str, os.PathLike)):
-        from .trec import read_qrels, read_run
+        from ..trec.files import read_qrels, read_run
 
         return read_qrels(data) if what == "qrels" else read_run(data)
     if isinstance(data, dict):

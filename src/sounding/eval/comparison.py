@@ -46,7 +46,7 @@ def compare_runs(qrels: Qrels, runs: Mapping[str, Run | str | os.PathLike] | Seq
     label (default: the first run). `runs` given as paths are labelled by the path as given (a path given again:
     "PATH (2)")."""
     from .significance import compare, holm
-    from .trec import coverage_warnings, evaluate_run_file
+    from .run_file import coverage_warnings, evaluate_run_file
 
     if not isinstance(runs, Mapping):
         runs = dict(zip(run_labels(runs), runs))

@@ -22,7 +22,8 @@ from typing import Mapping
 
 import numpy as np
 
-from .metrics import Qrels, Run, judged_qids, per_query_arrays, trec_order
+from ..trec import trec_order
+from .metrics import Qrels, Run, judged_qids, per_query_arrays
 
 from .measures import parse_measure
 
@@ -106,7 +107,7 @@ def crosscheck(
     `ours` ({measure: {qid: value}} for every judged query) are the values to check, when the caller
     computed them another way (from a search's arrays); by default they are computed from `run`.
     """
-    from .trec import coverage_warnings
+    from .run_file import coverage_warnings
 
     checks, queries = _checks(qrels, run, remove_self_hits, ours)
     float32 = None

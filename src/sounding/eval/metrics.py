@@ -21,27 +21,14 @@ Semantics (trec_eval -c; docs/definitions.md); what each measure computes is dec
 """
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Mapping
-from operator import itemgetter
 
 import numpy as np
 
 from ..errors import SoundingError
+from ..trec.order import trec_order
+from ..types import Qrels, Run
 from .measures import Measure, horizon, parse_measures, query_values
-
-Qrels = dict[str, dict[str, int]]
-Run = dict[str, dict[str, float]]
-
-
-def trec_order(hits: Mapping[str, float], k: int | None = None) -> list[str]:
-    """Docids in trec_eval's order (score descending, ties by docid descending), the top k if given."""
-    if k is not None and 4 * k < len(hits):  # a heap pays only when it keeps a small part
-        return [d for d, _ in heapq.nlargest(k, hits.items(), key=_SCORE_THEN_DOCID)]
-    return [d for d, _ in sorted(hits.items(), key=_SCORE_THEN_DOCID, reverse=True)[:k]]
-
-
-_SCORE_THEN_DOCID = itemgetter(1, 0)  # (score, docid), compared descending: trec_eval's order
 
 
 def judged_qids(qrels: Qrels) -> list[str]:

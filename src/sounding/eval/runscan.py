@@ -3,7 +3,7 @@
 `evaluate(qrels, read_run(path), ...)` makes a str and a float per line and a dict per query before any
 measure is computed. Every measure needs only, per judged query, the ranks of the judged documents it
 retrieved and its number of hits (metrics.py), so `scan` (behind trec.evaluate_run_file) computes exactly those in one pass
-over the file: it splits lines into fields, parses scores (the exact fast path of _fastscan), checks each
+over the file: it splits lines into fields, parses scores (the exact fast path of trec/scan.py), checks each
 query's hits for a repeated document, finds the judged documents by hashing their ids, and counts, for
 each one, the hits scored higher and — inside a score tie only — the tied hits with a larger docid
 (byte order, as Python's str order and trec_eval's strcmp). The per-query values then come from
@@ -27,7 +27,7 @@ from itertools import chain
 import numpy as np
 from numba import njit
 
-from ._fastscan import _blank, _hash, _in_field, _mix, _same, parse_scores
+from ..trec.scan import is_blank, hash_bytes, in_field, mix_hash, same_bytes, parse_scores
 from .measures import Measure, horizon, query_values
 from .metrics import Qrels
 
@@ -67,14 +67,14 @@ def scan_and_rank(buf, jq_blob, jq_ptr, jd_blob, jd_ptr, jq_first, remove_self_h
         size *= 2
     jtable = np.full(size, -1, np.int64)  # judged qid hash table
     for j in range(n_jq):
-        h = _hash(jq_blob, jq_ptr[j], jq_ptr[j + 1])
+        h = hash_bytes(jq_blob, jq_ptr[j], jq_ptr[j + 1])
         p = np.int64(h & np.uint64(size - 1))
         while jtable[p] >= 0:
             p = (p + 1) & (size - 1)
         jtable[p] = j
     jd_hash = np.empty(jd_ptr.size - 1, np.uint64)
     for e in range(jd_ptr.size - 1):
-        jd_hash[e] = _hash(jd_blob, jd_ptr[e], jd_ptr[e + 1])
+        jd_hash[e] = hash_bytes(jd_blob, jd_ptr[e], jd_ptr[e + 1])
     ranks = np.zeros(jd_ptr.size - 1, np.int64)
     hits = np.zeros(n_jq, np.int64)
     g_qa = np.empty(1024, np.int64)
@@ -136,7 +136,7 @@ def _read_group(buf, i, m, qa, qz, da, dz, dh, sa, sz, table, stamp, gen):
     cap = min(da.size, table.size // 2)  # the table stays at most half full
     while True:
         # -- past blank lines and comment lines to the next line's first field, or the end
-        while i < n and (buf[i] == 10 or _blank(buf[i])):
+        while i < n and (buf[i] == 10 or is_blank(buf[i])):
             i += 1
         if i < n and buf[i] == 35:  # '#': a comment line
             while i < n and buf[i] != 10:
@@ -149,23 +149,23 @@ def _read_group(buf, i, m, qa, qz, da, dz, dh, sa, sz, table, stamp, gen):
         # -- its six fields: each ends at whitespace; a newline, the end or another byte before the sixth
         # sends the file to the checked reader
         line = i
-        while i < n and _in_field(buf[i]):
+        while i < n and in_field(buf[i]):
             i += 1
         f0z = i
         f2a = f2z = f4a = f4z = i
         h = np.uint64(0)
         for f in range(1, 6):
-            if i >= n or not _blank(buf[i]):
+            if i >= n or not is_blank(buf[i]):
                 return _FALLBACK, i, m, qa, qz
-            while i < n and _blank(buf[i]):
+            while i < n and is_blank(buf[i]):
                 i += 1
             a = i
             if f == 2:
-                while i < n and _in_field(buf[i]):
-                    h = (h << np.uint64(5)) - h + np.uint64(buf[i])  # as in _hash
+                while i < n and in_field(buf[i]):
+                    h = (h << np.uint64(5)) - h + np.uint64(buf[i])  # as in hash_bytes
                     i += 1
             else:
-                while i < n and _in_field(buf[i]):
+                while i < n and in_field(buf[i]):
                     i += 1
             if i == a:
                 return _FALLBACK, i, m, qa, qz
@@ -173,7 +173,7 @@ def _read_group(buf, i, m, qa, qz, da, dz, dh, sa, sz, table, stamp, gen):
                 f2a, f2z = a, i
             elif f == 4:
                 f4a, f4z = a, i
-        while i < n and _blank(buf[i]):
+        while i < n and is_blank(buf[i]):
             i += 1
         if i < n and buf[i] != 10:  # a seventh field, or a byte the checked reader must judge
             return _FALLBACK, i, m, qa, qz
@@ -190,7 +190,7 @@ def _read_group(buf, i, m, qa, qz, da, dz, dh, sa, sz, table, stamp, gen):
         if m == cap:
             return _FULL, line, m, qa, qz
         # -- the docid into the query's table; the same one twice: the checked reader names the line
-        h = _mix(h, f2z - f2a)
+        h = mix_hash(h, f2z - f2a)
         p = np.int64(h & np.uint64(mask))
         while stamp[p] == gen:
             r = table[p] - 1
@@ -216,7 +216,7 @@ def _find(buf, table, stamp, gen, da, dz, dh, blob, a, z, h):
     p = np.int64(h & np.uint64(mask))
     while stamp[p] == gen:
         r = table[p] - 1
-        if dh[r] == h and _same(blob, a, z, buf, da[r], dz[r]):
+        if dh[r] == h and same_bytes(blob, a, z, buf, da[r], dz[r]):
             return r
         p = (p + 1) & mask
     return -1
@@ -240,11 +240,11 @@ def _finish_group(buf, qa, qz, m, da, dz, dh, sa, sz, table, stamp, gen, jtable,
         if r and sc[r] > sc[r - 1]:
             ordered = False
     jmask = jtable.size - 1
-    qh = _hash(buf, qa, qz)
+    qh = hash_bytes(buf, qa, qz)
     p = np.int64(qh & np.uint64(jmask))
     j = -1
     while jtable[p] >= 0:
-        if _same(jq_blob, jq_ptr[jtable[p]], jq_ptr[jtable[p] + 1], buf, qa, qz):
+        if same_bytes(jq_blob, jq_ptr[jtable[p]], jq_ptr[jtable[p] + 1], buf, qa, qz):
             j = jtable[p]
             break
         p = (p + 1) & jmask

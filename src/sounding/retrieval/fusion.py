@@ -22,7 +22,8 @@ from typing import Iterable, Mapping, Sequence
 
 from .. import validate
 from ..errors import SoundingError
-from ..eval import evaluate, trec_order
+from ..eval import evaluate
+from ..trec import trec_order
 from ..types import Run
 
 DEFAULT_K_OUT = 1000

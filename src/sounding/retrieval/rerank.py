@@ -26,7 +26,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from ..errors import SoundingError
-from ..eval import trec_order
+from ..trec import trec_order
 from ..types import Run
 
 

@@ -39,7 +39,7 @@ class TransformerRetriever:
     def search(self, queries: Mapping[str, str], k: int) -> Run:
         import pandas as pd
 
-        from ...eval import trec_order
+        from ...trec import trec_order
 
         frame = pd.DataFrame({"qid": list(queries), "query": list(queries.values())})
         try:

@@ -79,7 +79,7 @@ class Rerank:
         self.texts = dict(zip(ct.ids, ct.texts))
 
     def apply(self, queries: Mapping[str, str], runs: Sequence[Run], k: int) -> Run:
-        from ...eval import trec_order
+        from ...trec import trec_order
         from ..rerank import rerank
 
         if len(runs) != 1:

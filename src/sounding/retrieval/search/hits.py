@@ -14,7 +14,7 @@ def hit_ids(docids, docs: np.ndarray, counts: np.ndarray) -> list[str]:
     hit_docs = docs[mask]
     if not isinstance(getattr(docids, "blob", None), bytes) or not len(hit_docs):
         return [docids[d] for d in hit_docs.tolist()]
-    from ...eval._fastscan import join_fields
+    from ...trec.scan import join_fields
 
     starts = np.asarray(docids.starts).astype(np.int64, copy=False)
     blob = np.frombuffer(docids.blob, np.uint8)
@@ -58,7 +58,7 @@ class Results:
         """Write the TREC run file `write_run(self.to_run(...), path, tag)` writes, byte for byte, from the
         arrays (compiled formatting, no Python object per hit); `.gz` names write gzip; `header`: comment
         lines first (an ir_metadata header). Returns the path."""
-        from ...eval.runfile import write_results
+        from ...trec.writer import write_results
 
         return write_results(self, path, tag=tag, remove_self_hits=remove_self_hits, header=header)
 

@@ -19,8 +19,8 @@ _POW10 = np.array([10.0**i for i in range(23)])  # exact doubles: 10**22 < 2**53
 
 
 @njit(cache=True, nogil=True)
-def _mix(h, length):
-    """The end of `_hash`: the length folded in, then the bits mixed so that the low ones index a table well."""
+def mix_hash(h, length):
+    """The end of `hash_bytes`: the length folded in, then the bits mixed so that the low ones index a table well."""
     h ^= np.uint64(length) * np.uint64(0x9E3779B97F4A7C15)
     h ^= h >> np.uint64(29)
     h *= np.uint64(0xBF58476D1CE4E5B9)
@@ -28,17 +28,17 @@ def _mix(h, length):
 
 
 @njit(cache=True, nogil=True)
-def _hash(buf, a, z):
-    """Hash of the id buf[a:z]: h·31 + byte over its bytes, then `_mix` (scan_and_rank computes the same
+def hash_bytes(buf, a, z):
+    """Hash of the id buf[a:z]: h·31 + byte over its bytes, then `mix_hash` (scan_and_rank computes the same
     while it reads a docid)."""
     h = np.uint64(0)
     for i in range(a, z):
         h = (h << np.uint64(5)) - h + np.uint64(buf[i])
-    return _mix(h, z - a)
+    return mix_hash(h, z - a)
 
 
 @njit(cache=True, nogil=True)
-def _same(x, a, z, y, b, e):
+def same_bytes(x, a, z, y, b, e):
     if z - a != e - b:
         return False
     for i in range(z - a):
@@ -48,13 +48,13 @@ def _same(x, a, z, y, b, e):
 
 
 @njit(cache=True, nogil=True)
-def _blank(c):
+def is_blank(c):
     """bytes.split()'s whitespace other than the newline: space, \t, \v, \f, \r."""
     return c == 32 or (9 <= c <= 13 and c != 10)
 
 
 @njit(cache=True, nogil=True)
-def _in_field(c):
+def in_field(c):
     """Printable ASCII: a byte the fast pass reads as part of a field (any other ends it, and unless it is
     whitespace the checked reader judges the line)."""
     return 32 < c < 128
@@ -245,15 +245,15 @@ def scan_trec_qrels(buf, lines):
         nf = 0
         while i < n and buf[i] != 10:
             c = buf[i]
-            if _blank(c):
+            if is_blank(c):
                 i += 1
                 continue
             if c < 32 or c >= 128:
                 return False, empty, empty, empty, empty, empty, empty
             a = i
-            while i < n and _in_field(buf[i]):
+            while i < n and in_field(buf[i]):
                 i += 1
-            if i < n and buf[i] != 10 and not _blank(buf[i]):
+            if i < n and buf[i] != 10 and not is_blank(buf[i]):
                 return False, empty, empty, empty, empty, empty, empty
             if nf < 4:
                 f[2 * nf] = a
@@ -288,7 +288,7 @@ def scan_trec_qrels(buf, lines):
                 return False, empty, empty, empty, empty, empty, empty
             g = g * 10 + (buf[k] - 48)
         # the query
-        h = _hash(buf, f[0], f[1])
+        h = hash_bytes(buf, f[0], f[1])
         p = np.int64(h & np.uint64(mask))
         q = -1
         while qtab[p] >= 0:
@@ -309,7 +309,7 @@ def scan_trec_qrels(buf, lines):
             first_line[q] = rec
             n_q += 1
         # the (query, docid) pair: judged twice sends the file to the line reader
-        h = _mix(_hash(buf, f[4], f[5]), q)  # the docid's hash with the query folded in
+        h = mix_hash(hash_bytes(buf, f[4], f[5]), q)  # the docid's hash with the query folded in
         p = np.int64(h & np.uint64(mask))
         while dtab[p] >= 0:
             r = dtab[p]

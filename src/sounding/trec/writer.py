@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import SoundingError
-from .trec import GZIP_LEVEL
+from .files import GZIP_LEVEL
 
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()  # "00".."99"
 _POW10 = np.array([10.0**i for i in range(23)])  # exact doubles
@@ -395,9 +395,9 @@ class RunWriter:
 
     def __init__(self, path: str | os.PathLike, docids: Sequence[str] | DocIdTable | Callable[[], Sequence[str]],
                  rank: np.ndarray, *, tag: str = "sounding", gz: bool | None = None, header: str = ""):
-        from .trec import _WHITESPACE
+        from .files import WHITESPACE
 
-        if not tag or _WHITESPACE.search(tag):
+        if not tag or WHITESPACE.search(tag):
             raise SoundingError(f"run tag {tag!r} must be one word")
         self.path = Path(path)
         self._docids = docids
@@ -436,7 +436,7 @@ class RunWriter:
         """The lines of `rows` (as `write` takes them), formatted but not written: `emit` writes them. Two
         threads may format at once, one of them with `spare` (a second buffer; what it returns is valid until
         that thread's next `spare` call), and emit in order; the order of qids is checked on emission."""
-        from .trec import _WHITESPACE
+        from .files import WHITESPACE
 
         rows = np.arange(len(qids), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
         if not len(rows):
@@ -445,7 +445,7 @@ class RunWriter:
         if any(a >= b for a, b in zip(shown, shown[1:])):
             raise ValueError("RunWriter.write: queries must come in strictly increasing qid order")
         for q in shown:
-            if not q or _WHITESPACE.search(q):
+            if not q or WHITESPACE.search(q):
                 raise SoundingError(f"query {q!r}: a qid or docid is empty or holds whitespace; TREC files cannot say it")
         encoded = [q.encode("utf-8") for q in qids] if len(qids) <= 2 * len(rows) else None
         if encoded is None:  # a few rows of many: encode only those, and index them 0..len(rows)-1
@@ -504,7 +504,7 @@ class RunWriter:
         return buf
 
     def _python_query(self, qid, r, docs, scores, counts, remove_self_hits) -> bytes:
-        from .trec import format_query
+        from .files import format_query
 
         n = int(counts[r])
         ids = self.table.docids

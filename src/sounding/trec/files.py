@@ -34,16 +34,16 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import DataError, SoundingError
-from .measures import parse_measures
-from .metrics import Qrels, Run, evaluate, judged_qids, trec_order
+from ..types import Qrels, Run
+from .order import trec_order
 
 # Files at least this large (about a million lines) go through the numba scanner: its fixed cost, importing
 # numba and loading the compiled kernels (cached on disk after a first ~5 s compile), is 0.5-1 s, which the
 # line loop's ~1 us a line only exceeds on big files.
-_FAST_PATH_MIN_BYTES = 32 << 20
+FAST_PATH_MIN_BYTES = 32 << 20
 
 
-def _read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.mmap:
+def read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.mmap:
     """The file's bytes, gunzipped if gzip. `mapped`: a plain file is mapped read-only instead of read (no
     copy into memory: the page cache's pages are used as they are); the map supports what the scanners
     use (len, find, slicing, the buffer protocol)."""
@@ -152,11 +152,11 @@ def read_run(path: str | os.PathLike) -> Run:
     number as C's strtod reads it (see the module docstring), a NUL byte, or a (qid, docid) pair that
     appears twice; SoundingError for a missing or truncated file. Comment lines (`#`) are skipped.
     """
-    return _run_from_bytes(_read_bytes(path), path)
+    return run_from_bytes(read_bytes(path), path)
 
 
-def _run_from_bytes(data: bytes, path) -> Run:
-    if len(data) >= _FAST_PATH_MIN_BYTES:
+def run_from_bytes(data: bytes, path) -> Run:
+    if len(data) >= FAST_PATH_MIN_BYTES:
         run = _read_run_fast(data)
         if run is not None:
             return run
@@ -197,7 +197,7 @@ def _read_run_lines(data: bytes, path) -> Run:
 
 def _read_run_fast(data: bytes) -> Run | None:
     """Same result as _read_run_lines for well-formed ASCII files, several times faster; None otherwise."""
-    from ._fastscan import join_fields, new_field_rows, parse_scores, scan_run
+    from .scan import join_fields, new_field_rows, parse_scores, scan_run
 
     buf = np.frombuffer(data, np.uint8)
     off, ok = scan_run(buf, data.count(b"\n") + 1)
@@ -230,65 +230,7 @@ def _read_run_fast(data: bytes) -> Run | None:
     return run
 
 
-def large_run(path: str | os.PathLike) -> bool:
-    """Will `evaluate_run_file` read this run with the compiled scanner (numba loaded, so that the qrels'
-    compiled reader costs nothing more)? False for a file it cannot stat (the reader reports it)."""
-    try:
-        return os.path.getsize(path) >= _FAST_PATH_MIN_BYTES
-    except OSError:
-        return False
-
-
-def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove_self_hits: bool = False,
-                      per_query: bool = False, fast: bool | None = None) -> tuple[dict, dict[str, int]]:
-    """`evaluate(qrels, read_run(path), measures, ...)` without building the run: the same result, plus
-    {qid: number of hits} of the run's queries (what `coverage_warnings` needs).
-
-    `fast` None: the compiled pass for files of 32 MB and more (below, importing numba and loading its
-    kernels costs more than it saves), True: always, False: never."""
-    ms = parse_measures(measures)
-    qids = judged_qids(qrels)
-    if not qids:
-        raise SoundingError("the qrels hold no judged queries")
-    data = _read_bytes(path, mapped=True)
-    if fast is None:
-        fast = len(data) >= _FAST_PATH_MIN_BYTES
-    got = None
-    if fast:
-        from .runscan import scan
-
-        got = scan(data, qrels, qids, ms, remove_self_hits)
-    if got is None:  # the checked reader decides (and names any fault)
-        run = _run_from_bytes(data if isinstance(data, bytes) else data[:], path)
-        return evaluate(qrels, run, ms, remove_self_hits=remove_self_hits, per_query=per_query), \
-            {q: len(h) for q, h in run.items()}
-    table, counts = got
-    values = {str(m): table[:, c] for c, m in enumerate(ms)}
-    out: dict = {str(m): m.aggregate(values[str(m)]) for m in ms}
-    if per_query:
-        out["per_query"] = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
-    return out, counts
-
-
-def coverage_warnings(qrels: Qrels, run: Run, name: str = "run") -> list[str]:
-    """Why a readable run scores 0 on every query, one message each with its counts; [] when it does not.
-
-    Two cases are warnings, not errors (trec_eval accepts both): the run holds no hits at all, or none of
-    its queries is judged in the qrels (often query ids that do not match). `name` starts each message.
-    """
-    judged = sum(1 for j in qrels.values() if j)
-    queries = [q for q, hits in run.items() if hits]
-    if not queries:
-        return [f"{name}: the run is empty (0 hits): all {judged} judged queries score 0"]
-    if not any(qrels.get(q) for q in queries):
-        return [
-            f"{name}: none of the run's {len(queries)} queries is judged in the qrels ({judged} judged queries): "
-            "all score 0; do the query ids match?"
-        ]
-    return []
-
-
-_WHITESPACE = re.compile(r"\s")
+WHITESPACE = re.compile(r"\s")
 GZIP_LEVEL = 1  # zlib level 1: a third of level 6's time for run files ~9 % larger (0.166 against 0.152 of the text)
 
 
@@ -301,7 +243,7 @@ def write_run(run: Run, path: str | os.PathLike, tag: str = "sounding", k: int |
     writes the same bytes from a search's arrays.) `header`: comment lines written first (an ir_metadata header).
     """
     path = Path(path)
-    if _WHITESPACE.search(tag) or not tag:
+    if WHITESPACE.search(tag) or not tag:
         raise SoundingError(f"run tag {tag!r} must be one word")
     body = (header + "".join(format_query(qid, run[qid], tag, k) for qid in sorted(run))).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -321,7 +263,7 @@ def write_run(run: Run, path: str | os.PathLike, tag: str = "sounding", k: int |
 
 def format_query(qid: str, hits: Mapping[str, float], tag: str, k: int | None = None) -> str:
     """One query's lines of a run file, as `write_run` writes them; SoundingError for what TREC cannot say."""
-    if _WHITESPACE.search(qid + "".join(hits)) or not qid or "" in hits:
+    if WHITESPACE.search(qid + "".join(hits)) or not qid or "" in hits:
         raise SoundingError(f"query {qid!r}: a qid or docid is empty or holds whitespace; TREC files cannot say it")
     shown = {}
     for d, s in hits.items():
@@ -350,8 +292,8 @@ def read_qrels(path: str | os.PathLike, fast: bool | None = None) -> Qrels:
     goes through the line loop). None: for files of 32 MB and more; True is worth it where numba is
     loaded anyway (`sounding eval` on a large run).
     """
-    data = _read_bytes(path)
-    if fast or (fast is None and len(data) >= _FAST_PATH_MIN_BYTES):
+    data = read_bytes(path)
+    if fast or (fast is None and len(data) >= FAST_PATH_MIN_BYTES):
         qrels = _read_qrels_fast(data)
         if qrels is not None:
             return qrels
@@ -360,7 +302,7 @@ def read_qrels(path: str | os.PathLike, fast: bool | None = None) -> Qrels:
 
 def _read_qrels_fast(data: bytes) -> Qrels | None:
     """Same result as _read_qrels_lines for well-formed ASCII TREC qrels; None otherwise."""
-    from ._fastscan import join_fields, scan_trec_qrels
+    from .scan import join_fields, scan_trec_qrels
 
     buf = np.frombuffer(data, np.uint8)
     ok, qa, qz, ptr, da, dz, grades = scan_trec_qrels(buf, data.count(b"\n") + 1)
