@@ -135,7 +135,7 @@ def commit_generation(root: Path, built: Path) -> Path:
     old = (root / "CURRENT").read_text().strip() if (root / "CURRENT").is_file() else None
     atomic_write(root / "CURRENT", built.name + "\n")  # the atomic step
     if old and old != built.name:
-        _remove_tree(root / old)
+        remove_tree(root / old)
         (root / verified_stamp(old)).unlink(missing_ok=True)
     return built
 
@@ -145,7 +145,7 @@ def next_generation_name(root: Path) -> str:
     return f"gen-{max(gens, default=0) + 1:06d}"
 
 
-def _remove_tree(path: Path) -> None:
+def remove_tree(path: Path) -> None:
     import shutil
 
     shutil.rmtree(path, ignore_errors=True)

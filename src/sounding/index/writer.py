@@ -48,7 +48,7 @@ from .format import (
     POSTINGS,
     FieldStats,
     Manifest,
-    _remove_tree,
+    remove_tree,
     commit_generation,
     crc32_file,
     next_generation_name,
@@ -126,7 +126,7 @@ def build_index(
             os.rename(partial, final)
             commit_generation(root, final)
         except BaseException:
-            _remove_tree(partial)
+            remove_tree(partial)
             raise
         size = sum(p.stat().st_size for p in final.iterdir())
     return BuildReport(final.parent, manifest.n_docs, manifest.n_terms, time.perf_counter() - start, size,
@@ -570,7 +570,7 @@ def _merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path,
         if packer is not None:
             packer.close()
     for run in runs:
-        _remove_tree(run)
+        remove_tree(run)
     return {"offsets": offsets, "docs": None, "tfs": None}
 
 

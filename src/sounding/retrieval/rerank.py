@@ -88,9 +88,9 @@ class CrossEncoderScorer(Scorer):
     def __init__(self, name_or_path: str | None = None, *, model=None, model_id: str | None = None,
                  max_length: int | None = None, device: str = "auto", provenance: str = ""):
         from .dense.device import half_precision, resolve_device
-        from .dense.encoders import _offline_env, _weights_signature, provenance_for
+        from .dense.encoders import offline_env, weights_signature, provenance_for
 
-        _offline_env()
+        offline_env()
         self.device = device = resolve_device(device)
         if model is None:
             if not name_or_path:
@@ -111,7 +111,7 @@ class CrossEncoderScorer(Scorer):
         self.model = model
         self.name = str(name_or_path or model_id)
         p = Path(str(name_or_path)) if name_or_path else None
-        sig = _weights_signature(p) if p is not None and p.exists() else ""
+        sig = weights_signature(p) if p is not None and p.exists() else ""
         precision = getattr(self, "precision", "float32")
         self.model_id = model_id or json.dumps({"kind": "cross-encoder", "name": self.name, "weights": sig,
                                                 "max_length": getattr(model, "max_length", None),
@@ -120,12 +120,12 @@ class CrossEncoderScorer(Scorer):
         self.provenance = provenance or (provenance_for(self.name) if name_or_path else "")
 
     def score(self, pairs, *, batch_size=32, progress=False):
-        from .dense.encoders import _progress
+        from .dense.encoders import progress_bar
 
         pairs = list(pairs)
         out = np.empty(len(pairs), dtype=np.float64)
         order = np.argsort([-(len(q) + len(d)) for q, d in pairs], kind="stable")
-        with _progress(progress, len(pairs), f"cross-encoding ({self.name})") as advance:
+        with progress_bar(progress, len(pairs), f"cross-encoding ({self.name})") as advance:
             for s in range(0, len(pairs), batch_size):
                 idx = order[s:s + batch_size]
                 v = self.model.predict([pairs[i] for i in idx], batch_size=len(idx), show_progress_bar=False)
@@ -207,10 +207,10 @@ def doc_lookup(source, needed: set[str]) -> dict[str, str]:
     if isinstance(source, Mapping):
         return {d: source[d] for d in needed if d in source}
     from .dense.encoders import doc_text
-    from .dense.vectors import _iter_docs
+    from .dense.vectors import iter_docs
 
     out = {}
-    for doc_id, title, text in _iter_docs(source):
+    for doc_id, title, text in iter_docs(source):
         if doc_id in needed:
             out[doc_id] = doc_text(title, text)
     return out

@@ -65,9 +65,9 @@ class SparseModel:
     def __init__(self, name_or_path: str = DEFAULT_MODEL, *, device: str = "auto", batch_size: int | None = None,
                  max_length: int | None = None, model=None, half: bool | None = None):
         from .dense.device import batch_size as device_batch, half_precision, resolve_device
-        from .dense.encoders import _offline_env, _weights_signature, provenance_for, resolve_alias
+        from .dense.encoders import offline_env, weights_signature, provenance_for, resolve_alias
 
-        _offline_env()
+        offline_env()
         self.device = device = resolve_device(device)
         batch_size = device_batch(device, batch_size)
         hit = resolve_alias(name_or_path)
@@ -99,7 +99,7 @@ class SparseModel:
         self.batch_size = batch_size
         self.vocab_size = _vocab_size(model)
         self.provenance = hit[0].provenance if hit else provenance_for(name_or_path)
-        self.weights_signature = _weights_signature(Path(path)) if Path(path).exists() else ""
+        self.weights_signature = weights_signature(Path(path)) if Path(path).exists() else ""
 
     @property
     def model_id(self) -> str:
@@ -124,7 +124,7 @@ class SparseModel:
     def encode(self, texts: list[str], kind: str = "passage", *, batch_size: int | None = None,
                progress: bool | Callable[[int], None] = False) -> SparseVectors:
         """Term weights per text (input order kept; batches sorted longest first)."""
-        from .dense.encoders import _progress
+        from .dense.encoders import progress_bar
 
         texts = [str(t) for t in texts]
         n = len(texts)
@@ -132,7 +132,7 @@ class SparseModel:
         order = np.argsort([-len(t) for t in texts], kind="stable")
         rows: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n
         fn = self.model.encode_query if kind == "query" else self.model.encode_document
-        with _progress(progress, n, f"encoding {kind}s ({self.name})") as advance:
+        with progress_bar(progress, n, f"encoding {kind}s ({self.name})") as advance:
             for start in range(0, n, bs):
                 idx = order[start:start + bs]
                 t = fn([texts[i] for i in idx], batch_size=len(idx), convert_to_tensor=True,
@@ -295,13 +295,13 @@ def build_impact_index(corpus, model: SparseModel, root: str | Path, *, bits: in
     remaining = sum(min(n, (i + 1) * chunk_size) - i * chunk_size for i in todo)
     if log and remaining < n:
         log(f"resuming {folder}: {n - remaining:,} of {n:,} documents already encoded")
-    from .dense.encoders import _progress
+    from .dense.encoders import progress_bar
 
     t0 = time.perf_counter()
     if run_chunks is not None:
         run_chunks(ct.texts, chunk_size, todo, chunks, batch_size)
     else:
-        with _progress(progress, remaining, f"encoding {model.name}") as advance:
+        with progress_bar(progress, remaining, f"encoding {model.name}") as advance:
             for i in todo:
                 lo, hi = i * chunk_size, min(n, (i + 1) * chunk_size)
                 write_sparse_chunk(model, ct.texts[lo:hi], i, chunks, batch_size=batch_size, progress=advance)

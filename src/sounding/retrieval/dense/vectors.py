@@ -49,7 +49,7 @@ def corpus_texts(corpus) -> CorpusText:
     """From a Dataset, a corpus file path, or an iterable of Documents / (id, title, text) / (id, text)."""
     from .encoders import doc_text
 
-    docs = _iter_docs(corpus)
+    docs = iter_docs(corpus)
     h = hashlib.sha256()
     ids, texts = [], []
     for doc_id, title, text in docs:
@@ -69,7 +69,7 @@ def corpus_texts(corpus) -> CorpusText:
     return CorpusText(ids, texts, h.hexdigest())
 
 
-def _iter_docs(corpus) -> Iterator[tuple[str, str, str]]:
+def iter_docs(corpus) -> Iterator[tuple[str, str, str]]:
     from ...datasets import Dataset, iter_corpus
 
     if isinstance(corpus, Dataset):
@@ -270,9 +270,9 @@ def encode_corpus(
     if log and start_doc:
         log(f"resuming {store.path}: {start_doc:,} of {store.count:,} documents already encoded")
     t0 = time.perf_counter()
-    from .encoders import _progress
+    from .encoders import progress_bar
 
-    with _progress(progress, remaining, f"encoding {encoder.name}") as advance:
+    with progress_bar(progress, remaining, f"encoding {encoder.name}") as advance:
         for i in todo:
             lo, hi, _ = chunk_rows(store, i)
             write_chunk(encoder, ct.texts[lo:hi], i, store.path, dtype, batch_size=batch_size, progress=advance)
