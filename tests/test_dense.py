@@ -380,9 +380,10 @@ def test_unknown_hub_name_fails_offline_with_a_clear_error():
 
 # -- harness arms -----------------------------------------------------------------------------------
 def test_arm_settings_defaults_and_model_routing():
-    from sounding.experiment.arms import ARMS, arm_settings
+    from sounding.experiment.settings import arm_settings
+    from sounding.retrieval.systems import arm_names
 
-    assert set(ARMS) == {"dense", "hybrid", "sparse", "rerank"}
+    assert arm_names() == ["bm25", "dense", "hybrid", "sparse", "rerank"]
     names = [s.name for s in arm_settings(["dense", "hybrid", "sparse", "rerank"], [])]
     assert names == ["sounding.dense.all-minilm-l6-v2", "sounding.hybrid.wrrf.all-minilm-l6-v2",
                      "sounding.hybrid.rrf.all-minilm-l6-v2", "sounding.hybrid.linear0.5.all-minilm-l6-v2",
@@ -429,10 +430,7 @@ def test_harness_dense_and_hybrid_arms_end_to_end(tmp_path, minilm):
     rr = rows["sounding.rerank.top100.all-minilm-l6-v2"]
     assert rr["reranker"] == "bi-encoder" and rr["new_pairs"] > 0 and rr["cached_pairs"] == 0
     assert "no trained cross-encoder" in rr["model"]["provenance"]
-    # a fresh process state with a new results key still finds the vectors: nothing is re-encoded
-    from sounding.experiment import arms
-
-    arms._DENSE_MEMO.clear()
+    # a new experiment (its caches new) with a new results key still finds the vectors: nothing is re-encoded
     for f in (out / "rows").rglob("*.json"):
         f.unlink()
     again = run_experiment([str(tmp_path / "tiny")], out, arms=["dense", "rerank"], models=[], log=lambda m: None)

@@ -1,4 +1,4 @@
-"""Engine adapters (sounding.engines): each installed engine indexes a tiny corpus and answers sensibly.
+"""Engine adapters (sounding.retrieval.engines): each installed engine indexes a tiny corpus and answers sensibly.
 
 Engines that are not installed are skipped, saying what to install. Pyserini starts a JVM twice
 (indexing subprocess + searcher), which takes tens of seconds: it runs only with

@@ -15,7 +15,8 @@ import pytest
 
 import sounding
 from sounding.cli import main
-from sounding.retrieval.retrievers import BM25Retriever, RunFileRetriever, load_retriever
+from sounding.retrieval.retrievers import BM25Retriever, RunFileRetriever
+from sounding.retrieval.systems import load_retriever
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "tests" / "fixtures" / "tiny-beir"

@@ -134,7 +134,7 @@ def test_model_kind_routes_cross_encoders(tmp_path):
     assert model_kind("cross-encoder/ms-marco-MiniLM-L-6-v2") == "cross-encoder"
     assert model_kind("splade-tiny") == "sparse"
     assert model_kind("sentence-transformers/all-MiniLM-L6-v2") == "dense"
-    from sounding.experiment.arms import arm_settings
+    from sounding.experiment.settings import arm_settings
 
     s = arm_settings(["rerank", "dense"], [str(ce)])
     assert [(x.arm, x.model) for x in s] == [("rerank", str(ce)), ("dense", "sentence-transformers/all-MiniLM-L6-v2")]

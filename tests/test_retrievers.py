@@ -10,7 +10,8 @@ import pytest
 import sounding
 from sounding.errors import SoundingError
 from sounding.retrieval.retrievers import (BM25Retriever, DenseRetriever, Fusion, Pipeline, Rerank, Retriever,
-                                 RunFileRetriever, Stage, as_run, load_retriever, retriever_factories)
+                                 RunFileRetriever, Stage, as_run)
+from sounding.retrieval.systems import load_retriever, retriever_factories
 from sounding.types import Document
 from test_dense import tiny_docs, write_beir
 

@@ -196,10 +196,10 @@ def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path,
     Ray then finds those vectors."""
     pytest.importorskip("pyarrow", reason="Ray Data needs pyarrow (pip install 'sounding[scale]')")
     import sounding.retrieval.sparse
-    from sounding.experiment import arms
+    from sounding.retrieval import arms
 
-    monkeypatch.setattr(arms, "_encoder", lambda model, ctx: TrigramEncoder())
-    monkeypatch.setattr(sounding.sparse, "SparseModel", TrigramSparse)
+    monkeypatch.setattr(arms, "_encoder", lambda model, caches: TrigramEncoder())
+    monkeypatch.setattr(sounding.retrieval.sparse, "SparseModel", TrigramSparse)
     grid = {"arms": ["bm25", "dense", "hybrid", "sparse"], "models": ["fake-trigram", "fake-sparse"],
             "layouts": ["flat"], "params": ["anserini"], "norms": "exact", "hits": 100}
     logs: list[str] = []
@@ -222,7 +222,6 @@ def test_dense_arm_encodes_on_ray_into_the_same_store(ray_local, beir, tmp_path,
     assert files == {p.name: p.read_bytes() for p in store_local.iterdir() if p.name != "manifest.json"}
     assert set(files) == {"docids.txt", "chunk-000000.npy"}
     # a run without Ray into the Ray run's folder: other rows (its own index), the same vectors, nothing encoded
-    arms._DENSE_MEMO.clear()
     again = run_experiment([str(beir)], tmp_path / "ray", log=lambda m: None, **{**grid, "arms": ["dense"]})
     assert again.to_dicts()[0]["encoded_now"] == 0
     assert (tmp_path / "ray" / again.to_dicts()[0]["run_file"]).read_bytes() == run_files(tmp_path / "local", local.to_dicts())[names[1]]

@@ -49,8 +49,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Fusion": ("sounding.retrieval.retrievers", "Fusion"),
     "Rerank": ("sounding.retrieval.retrievers", "Rerank"),
     "Pipeline": ("sounding.retrieval.retrievers", "Pipeline"),
-    "load_retriever": ("sounding.retrieval.retrievers", "load_retriever"),
-    "register_retriever": ("sounding.retrieval.retrievers", "register_retriever"),
+    "load_retriever": ("sounding.retrieval.systems", "load_retriever"),
+    "register_retriever": ("sounding.retrieval.systems", "register_retriever"),
 }
 
 __all__ = [

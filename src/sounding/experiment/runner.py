@@ -38,14 +38,15 @@ from ..io import remove_stale, writer_lock
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
 from ..analysis import default_analyzer
-from ..retrieval.search import Searcher
+from ..retrieval.arms import Caches, Job, run_bm25
+from ..retrieval.systems import arm_names, engine_names, system_for
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
 from ..eval.measures import sets as measure_sets
 from ..provenance import cpu_name
 from ..eval.metrics import judged_qids
 from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
-from .settings import Setting, grid
+from .settings import REFERENCE, Setting, arm_settings, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
 BEIR_MEASURES = list(measure_sets.BEIR)  # what a row holds (eval/measures/sets.py)
@@ -146,14 +147,12 @@ def run_experiment(
     _check_out_dir(out)
     if phase not in ("all", "index", "search"):
         raise SoundingError(f"unknown phase {phase!r}; choose all, index or search")
-    engines = parse_list(engines or ["sounding"], tuple(_known_engines()), "engine")
-    arms = parse_list(arms or ["bm25"], ("bm25", *_known_arms()), "arm")
+    engines = parse_list(engines or ["sounding"], tuple(engine_names()), "engine")
+    arms = parse_list(arms or ["bm25"], tuple(arm_names()), "arm")
     variants = parse_list(variants or [], VARIANTS, "variant")
     settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
                     norms, variants) if "bm25" in arms else []
-    if set(arms) - {"bm25"}:
-        from .arms import arm_settings  # dense, hybrid, sparse, rerank (need the `dense` extra)
-
+    if set(arms) - {"bm25"}:  # dense, hybrid, sparse, rerank (need the `dense` extra)
         settings += arm_settings([a for a in arms if a != "bm25"], models or [])
     if retrievers or runs:  # the user's own systems, beside the BM25 reference row
         from .user_systems import user_settings, with_reference
@@ -177,6 +176,7 @@ def run_experiment(
 
     rows: list[ResultRow] = []
     checks_failed: list[str] = []
+    caches = Caches(out, threads, log=log, ray=on_ray, device=device)  # what every setting's system shares
     with on_ray or contextlib.nullcontext():
         for ds in loaded:
             if on_ray:
@@ -190,20 +190,19 @@ def run_experiment(
             if hits and hits > (index_info.get("n_docs") or hits):
                 log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
                     f"at most {index_info['n_docs']:,} per query")
-            searchers: dict = {}  # this dataset's Searcher, shared by its settings
             header_for = _header_for(ds, index_info, out, command) if metadata else None
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
                     _Finisher(enabled=not on_ray) as finisher:
                 for s in settings:
-                    finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray,
-                                                 gzip_runs, searchers, None if on_ray else judged,  # shards: own numbers
-                                                 finisher.later(s), header_for, device))
+                    finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, caches, gzip_runs,
+                                                 None if on_ray else judged,  # shards: their own numbers
+                                                 finisher.later(s), header_for))
                 for s, row in finisher.rows():
                     rows.append(row)
                     if row.crosscheck and not row.crosscheck["ok"]:
                         checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
                                              f"{row.crosscheck['max_diff']:.2e}")
-            searchers.clear()  # its arrays go before the next dataset is indexed
+            caches.searchers.clear()  # its arrays go before the next dataset is indexed
     failures = gate_failures(rows) if gate else []
     if phase != "index":
         _write_json(out / "results.json", [r.to_dict() for r in rows])
@@ -349,10 +348,9 @@ class _Finisher:
             self._pool.shutdown(wait=True)  # an error in the search still lets the file in progress complete
 
 
-def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
-                 on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
-                 judged: JudgedDocs | None = None, later: _Finisher | None = None,
-                 header_for: Callable | None = None, device: str = "auto") -> ResultRow | Future:
+def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, caches: Caches,
+                 gzip_runs: bool = False, judged: JudgedDocs | None = None, later: _Finisher | None = None,
+                 header_for: Callable | None = None) -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     k = hits or ds.depth  # each search caps it at the collection's size
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
@@ -367,28 +365,22 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         cached = json.loads(row_file.read_text())
         if cached.get("key") == key:
             return ResultRow.from_dict(cached["row"])
-    log(f"{ds.name}: {s.name}")
+    caches.log(f"{ds.name}: {s.name}")
     extra: dict = {}
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
-    if s.arm == "bm25":
-        run, seconds, results = _search(ds, s, index_dir, k, threads, on_ray, dicts=False, searchers=searchers)
-    elif s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
+    if s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
         from .user_systems import run_user
 
-        run, seconds, extra = run_user(s, ds, k, log)
-    else:
-        from .arms import ArmContext, run_arm
-
-        ctx = ArmContext(out=out, k=k, threads=threads, device=device,
-                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray, searchers=searchers)[0],
-                         log=log,
-                         ray=on_ray)
-        arm = run_arm(s, ds, ctx)
-        run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
+        run, seconds, extra = run_user(s, ds, k, caches.log)
+    else:  # a system of the registry (retrieval/systems.py), with the experiment's caches
+        job = Job(ds, k, index_dir, first_stage=lambda: run_bm25(REFERENCE, job, caches, dicts=True).run)
+        got = system_for(s).run(s, job, caches)
+        run, seconds, extra, results = got.run, got.seconds, dict(got.extra), got.results
     run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
     finish = functools.partial(_finish_setting, ds, s, out, index_info, k, measures, key, row_file, run_file, run,
-                               results, seconds, extra, threads, judged, on_ray, header_for(s, k) if header_for else "")
+                               results, seconds, extra, caches.threads, judged, caches.ray,
+                               header_for(s, k) if header_for else "")
     return later.submit(finish) if later is not None else finish()
 
 
@@ -436,31 +428,6 @@ def _pool_holes(qrels: dict, unjudged: dict[str, int]) -> dict:
             "judged_nonrelevant": sum(1 for j in qrels.values() for g in j.values() if g == 0)}
 
 
-def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None, dicts: bool = True,
-            searchers: dict | None = None):
-    """(run dict, or None when `dicts` is False and the hits are arrays; seconds; the results or None).
-    `searchers` ({index folder: Searcher}) keeps the Searcher for the next setting."""
-    if s.engine == "sounding":
-        if on_ray:  # the shard actors, merged exactly (same run file)
-            searcher = on_ray
-        else:  # one Searcher for every setting of the dataset: the index opened, the queries analysed once
-            searcher = searchers.get(index_dir) if searchers is not None else None
-            if searcher is None:
-                searcher = Searcher(index_dir)
-                if searchers is not None:
-                    searchers[index_dir] = searcher
-        results = searcher.search(ds.queries, s.bm25(k), threads=threads)
-        if not on_ray:
-            searcher.release_postings()  # the next setting may read other fields: their pages, not these, stay
-        return results.to_run() if dicts or not hasattr(results, "write_run") else None, results.seconds, results
-    from ..retrieval.engines import get_engine
-
-    engine = get_engine(s.engine)
-    workdir = index_dir.parent / f"{index_dir.name}.{s.engine}"
-    engine.index(list(iter_corpus(ds.corpus_path)), workdir)
-    return (*engine.search(ds.queries, k=k, k1=s.k1, b=s.b, threads=threads, batch=True), None)
-
-
 def _searches_bm25(s: Setting) -> bool:
     """Whether a row's Sounding BM25 search ran (the plain BM25 settings; hybrid and rerank's first stage)."""
     return s.engine == "sounding" and s.arm in ("bm25", "hybrid", "rerank")
@@ -494,16 +461,6 @@ def gate_failures(rows: list[ResultRow | dict], measure: str = "nDCG@10") -> lis
 
 
 # -- helpers -----------------------------------------------------------------------------------
-def _known_arms() -> list[str]:
-    from .arms import ARMS
-
-    return list(ARMS)
-
-
-def _known_engines() -> list[str]:
-    from ..retrieval.engines import ENGINES
-
-    return list(dict.fromkeys(["sounding", *ENGINES]))
 
 
 def _check_out_dir(out: Path) -> None:

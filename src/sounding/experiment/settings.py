@@ -47,6 +47,26 @@ class Setting:
                                  anserini_ties=self.lucene_norms, proximity=self.proximity, typos=self.typos, k=k)
 
 
+def arm_settings(arms: list[str], models: list[str]) -> list[Setting]:
+    """Settings of the requested non-BM25 arms (rows of `retrieval.systems.SYSTEMS`). `models` (from --model) are
+    routed by kind to the arms that take that kind (dense models to dense, hybrid and rerank, sparse models to
+    sparse, cross-encoders to rerank); an arm with no model of its kind gets its default. One setting per model
+    and parameter string of the arm."""
+    from ..retrieval.dense.encoders import model_kind
+    from ..retrieval.systems import SYSTEMS, arm_names
+
+    unknown = [a for a in arms if a not in arm_names()]
+    if unknown:
+        raise SoundingError(f"unknown arm {', '.join(unknown)}; choose from: {', '.join(arm_names())}")
+    kinds = {m: model_kind(m) for m in models}
+    out: list[Setting] = []
+    for arm in arms:
+        system = SYSTEMS[arm]
+        chosen = [m for kind in system.models for m in models if kinds[m] == kind] or [system.default_model]
+        out += [Setting(engine="sounding", arm=arm, layout="", params=p, model=m) for m in chosen for p in system.params]
+    return out
+
+
 def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[str, ...], what: str) -> list[str]:
     """'a,b' or ['a', 'b'] → checked list (order kept, duplicates dropped)."""
     if value is None:
@@ -59,6 +79,7 @@ def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[s
     return items
 
 
+REFERENCE = Setting()  # BM25, flat, Anserini k1=0.9 b=0.4: the reference row (user systems, hybrid, rerank)
 PEER_LAYOUT = LAYOUTS[0]  # the one layout comparator engines search: one field, title + text (Pyserini's "flat")
 DEFAULT_PROXIMITY = 0.05  # chosen by the sweep in docs/relevance.md (BM25F: every set at or above no-bonus)
 VARIANTS = ("proximity", "typos")
@@ -93,4 +114,4 @@ def grid(engines: list[str], layouts: list[str], params: list[str], norms: str |
     return out
 
 
-__all__ = ["DEFAULT_PROXIMITY", "NORMS", "VARIANTS", "Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]
+__all__ = ["DEFAULT_PROXIMITY", "REFERENCE", "arm_settings", "NORMS", "VARIANTS", "Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]

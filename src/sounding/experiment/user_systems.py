@@ -24,7 +24,7 @@ Optional members a retriever may have:
     for_dataset(name) -> Retriever      the retriever to use for dataset `name` (a run file per dataset
                                         is one; RunFileRetriever uses it).
 
-Systems are named as `sounding.retrievers.load_retriever` reads them: an import path
+Systems are named as `sounding.retrieval.systems.load_retriever` reads them: an import path
 "package.module:factory" or a registered name (the built-in "bm25", "dense", "sparse", "hybrid",
 "rerank", and whatever installed packages declare in the entry point group `sounding.retrievers`).
 """
@@ -38,17 +38,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SoundingError
-from ..retrieval.retrievers import RunFileRetriever, load_retriever
+from ..retrieval.retrievers import RunFileRetriever
+from ..retrieval.systems import NAME, is_retriever, load_retriever
 from ..retrieval.retrievers.pyterrier import TransformerRetriever, is_transformer
-from ..retrieval.retrievers.registry import NAME as _NAME
-from ..retrieval.retrievers.registry import is_retriever as _is_retriever
 from ..types import Document, Run
-from .settings import Setting
+from .settings import REFERENCE, Setting
 
 if TYPE_CHECKING:
     from ..datasets import Dataset
 
-REFERENCE = Setting()  # BM25, flat, Anserini k1=0.9 b=0.4: the row user systems are tested against
 MEASURE = "nDCG@10"
 PERMUTATIONS = 10_000
 
@@ -103,7 +101,7 @@ def user_settings(retrievers: Mapping[str, Any] | Iterable[Any] | None = None,
         elif isinstance(r, (Path, RunFileRetriever)):
             rf = r if isinstance(r, RunFileRetriever) else RunFileRetriever(r, label)
             out.append(UserSetting(system=_check_name(label), kind="run", source=rf.pattern, retriever=rf))
-        elif _is_retriever(r):
+        elif is_retriever(r):
             out.append(UserSetting(system=_check_name(label), kind="retriever", source=_describe_object(r),
                                    retriever=r))
         elif is_transformer(r):  # a PyTerrier transformer or pipeline
@@ -124,7 +122,7 @@ def user_settings(retrievers: Mapping[str, Any] | Iterable[Any] | None = None,
 
 def _check_name(label) -> str:
     label = str(label)
-    if not _NAME.fullmatch(label):
+    if not NAME.fullmatch(label):
         raise SoundingError(f"system name {label!r}: use letters, digits, '_', '.', '+' or '-' (it names the "
                             f"run file and its tag)")
     return label

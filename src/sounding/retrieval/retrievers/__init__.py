@@ -13,17 +13,15 @@ implementations of both, and `Pipeline` joins first stages to a stage:
     Rerank(scorer, depth)             a cross-/bi-encoder over a run's top hits
     Pipeline(first, stage)            first-stage retrievers → one stage (hybrid = BM25 + dense → Fusion)
 
-The registry (`load_retriever`, `register_retriever`, entry point group `sounding.retrievers`) names
-them for `sounding run --retriever NAME=SPEC` and `run_experiment(retrievers=...)`.
+The registry of systems (`sounding.retrieval.systems`: `load_retriever`, `register_retriever`, the entry point
+group `sounding.retrievers`) names them for `sounding run --retriever NAME=SPEC` and `run_experiment(retrievers=...)`.
 """
 from ...types import Retriever, Stage
 from .bm25 import BM25Retriever
 from .dense import DEFAULT_DENSE, DenseRetriever
-from .registry import ENTRY_POINT_GROUP, load_retriever, register_retriever, retriever_factories
 from .runfile import RunFileRetriever
 from .sparse import DEFAULT_SPARSE, SparseRetriever
 from .stages import Fusion, Pipeline, Rerank, as_run
 
-__all__ = ["BM25Retriever", "DEFAULT_DENSE", "DEFAULT_SPARSE", "DenseRetriever", "ENTRY_POINT_GROUP", "Fusion",
-           "Pipeline", "Rerank", "Retriever", "RunFileRetriever", "SparseRetriever", "Stage", "as_run",
-           "load_retriever", "register_retriever", "retriever_factories"]
+__all__ = ["BM25Retriever", "DEFAULT_DENSE", "DEFAULT_SPARSE", "DenseRetriever", "Fusion", "Pipeline", "Rerank",
+           "Retriever", "RunFileRetriever", "SparseRetriever", "Stage", "as_run"]
