@@ -215,7 +215,10 @@ def group_arms(work: Path) -> dict[str, Path]:
 
 def group_mrtydi(work: Path) -> dict[str, Path]:
     from sounding import read_run, write_run
-    from sounding.experiment.mrtydi import hybrid_linear
+    try:
+        from sounding.retrieval.fusion import hybrid_linear
+    except ImportError:  # the commit that recorded the digests kept it in experiment/mrtydi.py
+        from sounding.experiment.mrtydi import hybrid_linear
 
     out: dict[str, Path] = {}
     for lang in LANGS:

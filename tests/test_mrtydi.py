@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from sounding.cli import main
-from sounding.experiment.mrtydi import (MRTYDI_HYBRID_ALPHA, MRTYDI_LANGS, effective_alpha, hybrid_linear,
-                                     mrtydi_table, published_bm25)
+from sounding.experiment.mrtydi import MRTYDI_LANGS, mrtydi_table, published_bm25
+from sounding.retrieval.fusion.castorini import MRTYDI_HYBRID_ALPHA, effective_alpha, hybrid_linear
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mrtydi"
 SETTING = "sounding.bm25.flat.anserini"
