@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-import sounding.cli.regress_cmds  # noqa: F401  (registers `profile` until cli/__init__ imports it)
+import sounding.cli  # noqa: F401  (registers `profile`)
 from sounding.cli import main
 from sounding.experiment.profile import SHAPE_FEATURES, beir_profiles, distance, nearest, profile_dataset
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sounding.cli import regress_cmds
+from sounding.cli import regress_cmd
 from sounding.cli import main
 from sounding.cli.app import app
 from sounding.errors import DataError, SoundingError
@@ -194,7 +194,7 @@ def test_cli_changed_expected_value_in_a_copy_fails_with_a_diff(tmp_path, data, 
     folder = tmp_path / "regs"
     folder.mkdir()
     shutil.copy(REG_DIR / f"{FLAT}.yaml", folder)
-    monkeypatch.setattr(regress_cmds, "run_in_process", fake_run([_row()]))  # the published values, as `sounding run` gives
+    monkeypatch.setattr(regress_cmd, "run_in_process", fake_run([_row()]))  # the published values, as `sounding run` gives
     assert main(["regress", "--dir", str(folder), "--data-dir", str(data)]) == 0
     assert "1 passed, 0 failed" in capsys.readouterr().out
 
@@ -210,7 +210,7 @@ def test_cli_changed_expected_value_in_a_copy_fails_with_a_diff(tmp_path, data, 
 
 def test_cli_skips_list_docs_and_errors(tmp_path, data, monkeypatch, capsys):
     monkeypatch.delenv("SOUNDING_DATA", raising=False)  # only the given --data-dir may be searched
-    monkeypatch.setattr(regress_cmds, "run_in_process", fake_run([]))
+    monkeypatch.setattr(regress_cmd, "run_in_process", fake_run([]))
     assert main(["regress", "--dir", str(REG_DIR), "--only", "mrtydi-sw.*", "--data-dir", str(data)]) == 0
     assert "skip mrtydi-sw.bm25-flat: mrtydi/sw not found in --data-dir" in capsys.readouterr().out
 

@@ -169,7 +169,7 @@ def test_merge_order_is_score_then_docid_bytes_descending():
 
 
 def test_cli_shard_index_and_search(corpus, single, tmp_path):
-    import sounding.cli.scale_cmds  # noqa: F401  (registers the commands until cli/__init__ imports it)
+    import sounding.cli  # noqa: F401  (registers the commands)
     from sounding.cli import main
 
     corpus_file = _write_corpus(corpus, tmp_path / "corpus.jsonl")

@@ -6,7 +6,9 @@ the console entry point.
 import sys
 
 from .app import app, main
-from . import data_cmds, dense_cmds, engine_cmds, eval_cmds, experiment_cmds, regress_cmds, scale_cmds  # noqa: F401  (register commands)
+# (registers the commands, in the order `sounding --help` lists them)
+from . import (data_cmds, dense_cmds, fusion_cmds, sparse_cmd, rerank_cmd, index_cmd, search_cmd,  # noqa: F401
+               eval_cmds, run_cmd, regress_cmd, profile_cmd, shard_index_cmd)
 
 __all__ = ["app", "main"]
 

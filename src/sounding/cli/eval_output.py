@@ -122,3 +122,12 @@ def print_comparison(got, measures, test: str, alpha: float) -> None:
             rand_p = f"{c['rand_pvalue']:.4f} ({c['rand_pvalue_holm']:.4f})"
             console.print(f"{escape(n):<{width}} {0.0 - c['diff']:>+8.4f}  {ci:<18}  {t_p:<17}  {rand_p:<17}  "
                           f"{c['losses']}/{c['ties']}/{c['wins']}", soft_wrap=True)
+
+
+def print_scores(console: Console, label: str, qrels, run) -> dict:
+    """One line of a run's nDCG@10 and R@100 (BEIR convention: own hits dropped), as the retrieval commands print it."""
+    from ..eval import evaluate
+
+    s = evaluate(qrels, run, ["nDCG@10", "R@100"], remove_self_hits=True)
+    console.print(f"{label}: nDCG@10 {s['nDCG@10']:.4f}  R@100 {s['R@100']:.4f}  (BEIR convention, own hits dropped)")
+    return s

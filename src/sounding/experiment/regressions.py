@@ -258,7 +258,7 @@ class Outcome:
 def subprocess_run_command(args: list[str], out_dir: Path) -> int:
     """Run `sounding ARGS --out OUT_DIR` in a fresh process, as a user would; its output is printed
     here (so a caller capturing this process's stdout sees it). `sounding regress` passes an
-    in-process runner instead (cli/regress_cmds.py), which saves the start-up per regression."""
+    in-process runner instead (cli/regress_cmd.py), which saves the start-up per regression."""
     import subprocess
     import sys
 
