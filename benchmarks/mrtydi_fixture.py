@@ -20,7 +20,7 @@ from pathlib import Path
 from sounding.datasets import iter_corpus, load_dataset
 from sounding.eval import evaluate
 from sounding.experiment.runner import MRTYDI_MEASURES, run_experiment
-from sounding.experiment.mrtydi import MRTYDI_LANGS, mrtydi_table
+from sounding.experiment.mrtydi_table import MRTYDI_LANGS, mrtydi_table
 from sounding.retrieval.fusion import hybrid_linear
 
 ROOT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "mrtydi"

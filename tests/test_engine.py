@@ -17,7 +17,7 @@ from sounding.datasets import Document
 from sounding.errors import DataError, SoundingError
 from sounding.index import FORMAT_VERSION, Index, build_index
 from sounding.retrieval.search import Searcher
-from sounding.retrieval.search.bm25 import decode_norm, encode_norm
+from sounding.retrieval.search.similarity import decode_norm, encode_norm
 
 WORDS = ["alpha", "beta", "gamma", "delta", "cell", "cells", "protein", "the", "of", "virus", "tumor", "gene"]
 

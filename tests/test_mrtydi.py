@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from sounding.cli import main
-from sounding.experiment.mrtydi import MRTYDI_LANGS, mrtydi_table, published_bm25
+from sounding.experiment.mrtydi_table import MRTYDI_LANGS, mrtydi_table, published_bm25
 from sounding.retrieval.fusion.castorini import MRTYDI_HYBRID_ALPHA, effective_alpha, hybrid_linear
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mrtydi"

@@ -14,7 +14,7 @@ from sounding.cli import main
 from sounding.datasets import Document
 from sounding.errors import SoundingError
 from sounding.eval import read_run
-from sounding.trec.writer import (RunWriter, _digits9, _put_score, _value9, docid_byte_rank, sorted_rows,
+from sounding.trec.run_writer import (RunWriter, _digits9, _put_score, _value9, docid_byte_rank, sorted_rows,
                                    write_results)
 from sounding.trec.files import write_run
 from sounding.index import build_index

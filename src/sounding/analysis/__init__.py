@@ -7,7 +7,7 @@ Register new chains with `register(name, factory, description)`.
 from __future__ import annotations
 
 from ..errors import SoundingError
-from .registry import DEFAULT_ANALYZER, Analyzer, AnalyzerInfo, instance, register, registered
+from .analyzers import DEFAULT_ANALYZER, Analyzer, AnalyzerInfo, instance, register, registered
 
 
 def get_analyzer(name: str = DEFAULT_ANALYZER) -> Analyzer:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import Stemmer
 
-from .registry import register
+from .analyzers import register
 from .porter import LuceneStemmer
 from .standard import standard_tokenize
 

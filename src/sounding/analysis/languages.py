@@ -48,7 +48,7 @@ from typing import Callable
 from . import arabic, indic, indonesian
 from .cjk import java_lower
 from .filters import TokenChain, decimal_digits, stop_words, whitespace_tokenize
-from .registry import instance, register
+from .analyzers import instance, register
 from .japanese import JapaneseAnalyzer
 from .korean import KoreanAnalyzer, KoreanCJKAnalyzer
 from .standard import standard_tokenize

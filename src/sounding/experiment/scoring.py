@@ -100,7 +100,7 @@ def score_results(qrels: Qrels, queries: Iterable[str], measures: list[str], res
     """`score_run(qrels, queries, measures, results.to_run())` from the arrays: the same values and counts.
     `judged`: `judged_docs(qrels, results.docids)` made beforehand (once for every setting of a dataset)."""
     from ..eval.arrayeval import OK, judged_ranks
-    from ..trec.writer import docid_byte_rank
+    from ..trec.run_writer import docid_byte_rank
 
     ms = parse_measures(measures)
     raw_m = parse_measures([RAW])
@@ -174,7 +174,7 @@ class JudgedDocs:
 def judged_docs(qrels: Qrels, docids) -> JudgedDocs | None:
     """The judged documents' numbers in `docids` (None: an id no UTF-8 file can hold)."""
     from ..eval.arrayeval import lookup_ids
-    from ..trec.writer import DocIdTable
+    from ..trec.run_writer import DocIdTable
 
     qids = judged_qids(qrels)
     try:
@@ -195,7 +195,7 @@ def judged_in_collection(ids: Iterable[str], docids) -> int:
     """How many of `ids` are among the collection's `docids` (compiled lookup over docids.txt's bytes;
     no set of every id)."""
     from ..eval.arrayeval import lookup_ids
-    from ..trec.writer import DocIdTable
+    from ..trec.run_writer import DocIdTable
 
     ids = list(dict.fromkeys(ids))
     try:

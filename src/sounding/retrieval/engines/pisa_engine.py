@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from .base import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
+from .engine import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
 
 
 class PisaEngine(Engine):

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from .base import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
+from .engine import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
 
 JVM_ROOT = Path("/usr/lib/jvm")
 PLACEHOLDER_KEY = "sk-placeholder-not-used"

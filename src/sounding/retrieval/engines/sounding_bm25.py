@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from .base import Engine, IndexStats, Run, per_query
+from .engine import Engine, IndexStats, Run, per_query
 
 
 class SoundingEngine(Engine):

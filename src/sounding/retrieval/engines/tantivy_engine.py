@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from .base import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
+from .engine import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
 
 TANTIVY_K1, TANTIVY_B = 1.2, 0.75
 _SYNTAX = re.compile(r"[^\w\s]+")

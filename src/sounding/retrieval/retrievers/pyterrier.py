@@ -7,6 +7,9 @@ The transformer is asked with a queries frame (`qid`, `query`) and its results f
 `score`) becomes the run, each query cut to the top k in trec_eval's order. A transformer holds its own index,
 so `index(documents)` takes nothing in: give one transformer per dataset (a retriever's `for_dataset`, or one
 `run_experiment` per dataset). Nothing here starts PyTerrier's Java side.
+
+The same concept (PyTerrier and Sounding together) as sounding/pyterrier.py, the other way round: that
+module puts Sounding's BM25 inside PyTerrier, this one a PyTerrier transformer inside Sounding.
 """
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Learned-sparse retrieval as a Retriever: a SPLADE-style model's impacts in an inverted index."""
+"""Learned-sparse retrieval as a Retriever: a SPLADE-style model's impacts in an inverted index.
+
+The same concept as retrieval/sparse.py one level up: that module is the engine (model, impact index, search),
+this one the Retriever the harness and the registry of systems hold."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import bm25
+from . import similarity
 from .collection import Collection
 from .kernels.proximity import proximity_bonus
 
@@ -16,7 +16,7 @@ def add_proximity(coll: Collection, matches: list, out_docs, out_scores, out_n, 
     n_flat = coll.field_stats["flat"].doc_count
     ptr = np.cumsum([0] + [len(m) for m in matches]).astype(np.int64)
     terms = np.asarray([t for m in matches for t, _ in m], dtype=np.int64)
-    idf = bm25.idf(coll.df[flat, terms], n_flat) if len(terms) else np.zeros(0)
+    idf = similarity.idf(coll.df[flat, terms], n_flat) if len(terms) else np.zeros(0)
     bonus = proximity_bonus(ptr, terms, idf, flat, coll.offsets, coll.docs, np.asarray(index.pos_offsets),
                             np.asarray(index.positions), out_docs, out_n, int(window))
     for q in range(len(matches)):

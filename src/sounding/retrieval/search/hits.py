@@ -58,7 +58,7 @@ class Results:
         """Write the TREC run file `write_run(self.to_run(...), path, tag)` writes, byte for byte, from the
         arrays (compiled formatting, no Python object per hit); `.gz` names write gzip; `header`: comment
         lines first (an ir_metadata header). Returns the path."""
-        from ...trec.writer import write_results
+        from ...trec.run_writer import write_results
 
         return write_results(self, path, tag=tag, remove_self_hits=remove_self_hits, header=header)
 

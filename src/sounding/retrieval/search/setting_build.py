@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...index.pages import release_pages
-from . import bm25
+from . import similarity
 from .collection import Collection
 from .kernels import bounds, windowed_packed
 from .layouts import Layout
@@ -112,7 +112,7 @@ class SettingBuilder:
     def idf(self, lucene: bool) -> np.ndarray:
         """idf per field and term (n_fields, n_terms): float64, or Lucene's float32 when `lucene`."""
         if lucene not in self._idf:
-            fn = bm25.idf_lucene if lucene else bm25.idf
+            fn = similarity.idf_lucene if lucene else similarity.idf
             coll = self.coll
             self._idf[lucene] = np.stack([fn(coll.df[i], coll.field_stats[f].doc_count) for i, f in enumerate(coll.fields)])
         return self._idf[lucene]
@@ -174,9 +174,9 @@ class SettingBuilder:
                 fb = b if fb is None else fb
                 norms[f] = 1.0 / (1.0 - fb + fb * lengths / avg)
             elif lucene:
-                norms[f] = bm25.inverse_norm_lucene(lengths, st.sum_length, st.doc_count, k1, b)
+                norms[f] = similarity.inverse_norm_lucene(lengths, st.sum_length, st.doc_count, k1, b)
             else:
-                norms[f] = bm25.length_norm(lengths, avg, k1, b)
+                norms[f] = similarity.length_norm(lengths, avg, k1, b)
         return norms
 
     def fill(self, setting: SettingArrays, c_field: np.ndarray, c_term: np.ndarray, threads: int = SETUP_THREADS) -> float:

@@ -52,7 +52,7 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     and write the run to `path` (atomically; gzip for a `.gz` name or `gz=True`). A qid given twice keeps its
     last text, as a dict would. `header`: comment lines to write first, or a function of the search's settings
     giving them (an ir_metadata header: sounding.provenance)."""
-    from ...trec.writer import RunWriter
+    from ...trec.run_writer import RunWriter
 
     start = time.perf_counter()
     items = dict(queries.items() if isinstance(queries, Mapping) else queries)

@@ -1,4 +1,4 @@
-"""BM25 in Lucene's form: parameters, idf, document-length normalisation, Lucene's one-byte norms.
+"""BM25 in Lucene's form (Lucene's BM25Similarity): idf, document-length normalisation, Lucene's one-byte norms.
 
 score(q, d) = Σ_t count(t, q) · idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·len_d/avglen))
 idf(t)      = ln(1 + (N − n_t + 0.5) / (n_t + 0.5))
