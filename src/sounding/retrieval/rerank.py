@@ -88,7 +88,8 @@ class CrossEncoderScorer(Scorer):
     def __init__(self, name_or_path: str | None = None, *, model=None, model_id: str | None = None,
                  max_length: int | None = None, device: str = "auto", provenance: str = ""):
         from .dense.device import half_precision, resolve_device
-        from .dense.encoders import offline_env, weights_signature, provenance_for
+        from .dense.encoders import weights_signature
+        from .dense.models import offline_env, provenance_for
 
         offline_env()
         self.device = device = resolve_device(device)
@@ -180,7 +181,8 @@ def passage_vectors_from_store(store, ids: Sequence[str], texts: Sequence[str]) 
 
 def load_scorer(name_or_path: str, **kw) -> Scorer:
     """A cross-encoder when the model is one (config architectures …ForSequenceClassification), else a bi-encoder."""
-    from .dense.encoders import load_encoder, model_kind
+    from .dense.encoders import load_encoder
+    from .dense.models import model_kind
 
     if model_kind(name_or_path) == "cross-encoder":
         return CrossEncoderScorer(name_or_path, **kw)

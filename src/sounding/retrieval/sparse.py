@@ -67,7 +67,8 @@ class SparseModel:
     def __init__(self, name_or_path: str = DEFAULT_MODEL, *, device: str = "auto", batch_size: int | None = None,
                  max_length: int | None = None, model=None, half: bool | None = None):
         from .dense.device import batch_size as device_batch, half_precision, resolve_device
-        from .dense.encoders import offline_env, weights_signature, provenance_for, resolve_alias
+        from .dense.encoders import weights_signature
+        from .dense.models import offline_env, provenance_for, resolve_alias
 
         offline_env()
         self.device = device = resolve_device(device)

