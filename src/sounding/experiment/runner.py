@@ -39,14 +39,14 @@ from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
 from ..analysis import default_analyzer
 from ..retrieval.arms import Caches, Job, run_bm25
-from ..retrieval.systems import arm_names, engine_names, system_for
+from ..retrieval.systems import system_for
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
 from ..eval.measures import sets as measure_sets
 from ..provenance import cpu_name
 from ..eval.metrics import judged_qids
 from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
-from .settings import REFERENCE, Setting, arm_settings, grid
+from .settings import REFERENCE, VARIANTS, Setting, parse_list, settings_grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
 BEIR_MEASURES = list(measure_sets.BEIR)  # what a row holds (eval/measures/sets.py)
@@ -137,8 +137,6 @@ def run_experiment(
     (dense/device.py; float16 on a GPU); rows name the device used.
     `metadata`: every run file starts with an ir_metadata header (sounding.provenance; experiment/run_metadata.py).
     """
-    from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
-
     start = time.perf_counter()
     bm25_asked = any(x is not None for x in (engines, arms, layouts, params, norms)) or bool(variants) or lucene_norms
     # BM25 rows in both arithmetics by default: Lucene's (equal to Pyserini's published figures) beside exact
@@ -147,13 +145,8 @@ def run_experiment(
     _check_out_dir(out)
     if phase not in ("all", "index", "search"):
         raise SoundingError(f"unknown phase {phase!r}; choose all, index or search")
-    engines = parse_list(engines or ["sounding"], tuple(engine_names()), "engine")
-    arms = parse_list(arms or ["bm25"], tuple(arm_names()), "arm")
     variants = parse_list(variants or [], VARIANTS, "variant")
-    settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
-                    norms, variants) if "bm25" in arms else []
-    if set(arms) - {"bm25"}:  # dense, hybrid, sparse, rerank (need the `dense` extra)
-        settings += arm_settings([a for a in arms if a != "bm25"], models or [])
+    settings = settings_grid(engines, arms, layouts, params, norms, variants, models)
     if retrievers or runs:  # the user's own systems, beside the BM25 reference row
         from .user_systems import user_settings, with_reference
 
@@ -163,12 +156,7 @@ def run_experiment(
         validate.integer("hits", hits)
     threads = validate.threads(threads) if threads else (os.cpu_count() or 1)
     device = _checked_device(device, settings)
-    # fail fast on any bad name or folder, and on data that is not what the registry says it is
-    loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified_data) for d in datasets]
-    loaded = list({(ds.name, ds.split): ds for ds in loaded}.values())  # one dataset named twice: once
-    for ds in loaded:
-        if ds.corpus_path is None:
-            raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
+    loaded = _load_datasets(datasets, data_dir, unverified_data)
     if runs:
         from .user_systems import check_run_files
 
@@ -183,26 +171,13 @@ def run_experiment(
                 index_dir, index_info = on_ray.ensure_index(ds, out, phase)
             else:
                 index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
-            if phase == "index":
-                continue
-            judged = _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray
-                                                else Index(index_dir, verify=False).docids)
-            if hits and hits > (index_info.get("n_docs") or hits):
-                log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
-                    f"at most {index_info['n_docs']:,} per query")
-            header_for = _header_for(ds, index_info, out, command) if metadata else None
-            with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
-                    _Finisher(enabled=not on_ray) as finisher:
-                for s in settings:
-                    finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, caches, gzip_runs,
-                                                 None if on_ray else judged,  # shards: their own numbers
-                                                 finisher.later(s), header_for))
-                for s, row in finisher.rows():
+            if phase != "index":
+                for s, row in _run_dataset(ds, settings, index_dir, index_info, hits, caches, gzip_runs,
+                                           _header_for(ds, index_info, out, command) if metadata else None):
                     rows.append(row)
                     if row.crosscheck and not row.crosscheck["ok"]:
                         checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
                                              f"{row.crosscheck['max_diff']:.2e}")
-            caches.searchers.clear()  # its arrays go before the next dataset is indexed
     failures = gate_failures(rows) if gate else []
     if phase != "index":
         _write_json(out / "results.json", [r.to_dict() for r in rows])
@@ -216,6 +191,38 @@ def run_experiment(
     })
     return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start,
                             {ds.name: ds for ds in loaded})
+
+
+def _load_datasets(datasets: list[str], data_dir, unverified: bool) -> list[Dataset]:
+    """Every dataset, each once, before any work: a bad name or folder, data that is not what the registry says
+    it is, or a dataset without documents fails here."""
+    loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified) for d in datasets]
+    loaded = list({(ds.name, ds.split): ds for ds in loaded}.values())  # one dataset named twice: once
+    for ds in loaded:
+        if ds.corpus_path is None:
+            raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
+    return loaded
+
+
+def _run_dataset(ds: Dataset, settings: list[Setting], index_dir: Path, index_info: dict, hits, caches: Caches,
+                 gzip_runs: bool, header_for: Callable | None) -> list[tuple[Setting, ResultRow]]:
+    """Every setting of one indexed dataset: (setting, row) in the settings' order."""
+    on_ray = caches.ray
+    judged = _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray
+                                        else Index(index_dir, verify=False).docids)
+    if hits and hits > (index_info.get("n_docs") or hits):
+        caches.log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
+                   f"at most {index_info['n_docs']:,} per query")
+    try:
+        with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
+                _Finisher(enabled=not on_ray) as finisher:
+            for s in settings:
+                finisher.add(s, _run_setting(ds, s, caches.out, index_dir, index_info, hits, caches, gzip_runs,
+                                             None if on_ray else judged,  # shards: their own numbers
+                                             finisher.later(s), header_for))
+            return finisher.rows()
+    finally:
+        caches.searchers.clear()  # its arrays go before the next dataset is indexed
 
 
 def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log):

@@ -67,6 +67,22 @@ def arm_settings(arms: list[str], models: list[str]) -> list[Setting]:
     return out
 
 
+def settings_grid(engines: list[str] | None, arms: list[str] | None, layouts: list[str] | None,
+                  params: list[str] | None, norms: str, variants: list[str], models: list[str] | None) -> list[Setting]:
+    """The settings of `sounding run`'s options: the BM25 grid (engines × layouts × parameter sets × arithmetic,
+    and the variants) when the bm25 arm is asked for (it is by default), then the other arms' (need the `dense`
+    extra), each option checked against what the registry of systems and the layouts hold."""
+    from ..retrieval.systems import arm_names, engine_names
+
+    engines = parse_list(engines or ["sounding"], tuple(engine_names()), "engine")
+    arms = parse_list(arms or ["bm25"], tuple(arm_names()), "arm")
+    settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
+                    norms, variants) if "bm25" in arms else []
+    if set(arms) - {"bm25"}:
+        settings += arm_settings([a for a in arms if a != "bm25"], models or [])
+    return settings
+
+
 def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[str, ...], what: str) -> list[str]:
     """'a,b' or ['a', 'b'] → checked list (order kept, duplicates dropped)."""
     if value is None:
@@ -114,4 +130,4 @@ def grid(engines: list[str], layouts: list[str], params: list[str], norms: str |
     return out
 
 
-__all__ = ["DEFAULT_PROXIMITY", "REFERENCE", "arm_settings", "NORMS", "VARIANTS", "Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]
+__all__ = ["DEFAULT_PROXIMITY", "REFERENCE", "arm_settings", "settings_grid", "NORMS", "VARIANTS", "Setting", "grid", "model_slug", "parse_list", "LAYOUTS", "PRESETS"]
