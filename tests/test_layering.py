@@ -100,3 +100,30 @@ def test_no_import_cycles():
         if v not in index:
             visit(v)
     assert not cycles, cycles
+
+
+# -- inside the layers ------------------------------------------------------------------------------
+INSIDE = {  # package: the packages of sounding it may import (besides itself and layer 0)
+    "sounding.trec": set(),  # file formats: below evaluation, above nothing
+    "sounding.retrieval.search.kernels": {"sounding.index.packed"},  # compiled kernels: arrays in, arrays out
+    "sounding.retrieval.search": {"sounding.analysis", "sounding.index", "sounding.trec", "sounding.datasets"},
+    "sounding.retrieval.fusion": {"sounding.eval", "sounding.trec"},
+}
+BASE = {f"sounding.{m}" for m in LAYERS[0]}
+
+
+def test_packages_inside_a_layer_import_only_what_they_build_on():
+    """The kernels import nothing of the searcher around them, BM25 search nothing of the other systems, fusion
+    no system at all, the TREC formats nothing but the base: each can be read, tested and changed alone."""
+    graph = _graph()
+    wrong = []
+    for pkg, allowed in INSIDE.items():
+        for m, deps in graph.items():
+            if m != pkg and not m.startswith(pkg + "."):
+                continue
+            for d in deps:
+                inside = d == pkg or d.startswith(pkg + ".")
+                ok = inside or any(d == a or d.startswith(a + ".") for a in allowed | BASE) or d == "sounding"
+                if not ok:
+                    wrong.append((m, d))
+    assert not wrong, wrong
