@@ -7,6 +7,7 @@ reranker scores (`OUT/rerank-cache.sqlite`), the dense run the dense and hybrid 
 A rerun encodes nothing. Each returns a `SystemRun`: the run, the seconds it took, and what its row adds
 (`extra`: model name and provenance, encode seconds, vector bytes, ...). systems.py names them.
 
+    retriever  any Retriever (index the documents, search the queries): an arm that needs no shared cache
     bm25     Sounding's BM25 (any BM25Params), its arrays written to the run file by compiled code
     engine   a peer engine (bm25s, tantivy, PISA, Pyserini), flat layout, the setting's k1 and b
     dense    exact search over the model's document vectors
@@ -62,6 +63,18 @@ class SystemRun:
     seconds: float
     extra: dict = field(default_factory=dict)
     results: Any = None  # a Sounding BM25 search's Results (or a sharded search's merge)
+
+
+def run_retriever(retriever, job: Job, caches: Caches) -> SystemRun:
+    """Any Retriever as an arm: it indexes the dataset's documents, then searches its queries (top k); its row
+    gets the retriever's `details()` when it has them."""
+    retriever.index(job.dataset.corpus())
+    start = time.perf_counter()
+    got = retriever.search(dict(job.dataset.queries), job.k)
+    seconds = time.perf_counter() - start
+    run = got.to_run() if callable(getattr(got, "to_run", None)) else got
+    details = getattr(retriever, "details", None)
+    return SystemRun(run, seconds, dict(details()) if callable(details) else {})
 
 
 def run_bm25(spec, job: Job, caches: Caches, *, dicts: bool = False) -> SystemRun:

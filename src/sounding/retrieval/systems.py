@@ -14,7 +14,8 @@ strings of its settings (`params`, e.g. the fusion methods of the hybrid arm). T
     rerank   BM25's top 100 rescored (bi-encoder by default; a cross-encoder when --model is one)
     bm25s, tantivy, pisa, pyserini   the peer engines, flat layout (retrieval/engines/)
 
-Adding an arm: its row here, and what it does with the experiment's caches in arms.py.
+Adding an arm: a Retriever (retrievers/<name>.py) and its row here, `run=retriever_arm(factory)`; an arm that
+shares the experiment's caches (stored vectors, the reference BM25 run) has its own function in arms.py.
 """
 from __future__ import annotations
 
@@ -50,6 +51,13 @@ class System:
     default_model: str = ""
     params: tuple[str, ...] = ("",)  # the parameter strings of its settings
     engine: bool = False  # a peer engine: a Setting's `engine`, searched with the flat layout
+
+
+def retriever_arm(factory: Callable[[], Any]) -> Callable:
+    """An arm that runs the retriever `factory` makes (arms.run_retriever), for a row's `run`."""
+    def run(spec, job, caches):
+        return arms.run_retriever(factory(), job, caches)
+    return run
 
 
 def _bm25():
