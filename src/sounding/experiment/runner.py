@@ -134,7 +134,7 @@ def run_experiment(
 
     `gzip_runs`: run files are written gzip-compressed (`<setting>.trec.gz`); every reader takes both.
     `device`: where the dense, sparse and rerank models run: auto (the best available), cpu, cuda or mps
-    (dense/device.py; float16 on a GPU); rows name the device used.
+    (retrieval/dense/device.py; float16 on a GPU); rows name the device used.
     `metadata`: every run file starts with an ir_metadata header (sounding.provenance; experiment/run_metadata.py).
     """
     start = time.perf_counter()
