@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from sounding.errors import SoundingError
-from sounding.report import Results, html_report, load_out, markdown_report, write_reports
+from sounding.report import ResultTable, html_report, load_out, markdown_report, write_reports
 from sounding.results import ResultRow
 
 REPO = Path(__file__).resolve().parents[1]
@@ -401,7 +401,7 @@ def test_results_orders_sounding_first_and_notes_duplicates():
     rows = [{"dataset": "d", "setting": "bm25s.x", "engine": "bm25s", "metrics": {}},
             {"dataset": "d", "setting": "sounding.x", "metrics": {"nDCG@10": 0.1}},
             {"dataset": "d", "setting": "sounding.x", "metrics": {"nDCG@10": 0.2}}]
-    res = Results(rows)
+    res = ResultTable(rows)
     assert res.settings == ["sounding.x", "bm25s.x"]
     assert res.metric("d", "sounding.x", "nDCG@10") == 0.2 and "appears twice" in res.notes[0]
 

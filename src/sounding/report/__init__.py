@@ -6,8 +6,8 @@
 Everything here is a pure function of OUT/results.json, OUT/run.json and OUT/per_query/..., so a report can
 be regenerated (or restyled) without re-running anything. The flow, one module per step:
 
-- `results`: read the output folder (`load_out`) and index its rows (`Results`);
-- `sections`: build the report once as neutral blocks (`blocks`: paragraphs, tables of cells, charts drawn
+- `results`: read the output folder (`load_out`) and index its rows (`ResultTable`);
+- `sections`: a package, one module per report section; build the report once as neutral blocks (`blocks`: paragraphs, tables of cells, charts drawn
   as SVG by `charts`);
 - `markdown` and `html`: render those blocks to Markdown (charts left out) and to HTML through the Jinja
   template templates/report.html.j2.
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .html import render_html
 from .markdown import render_markdown
-from .results import Results, load_out
+from .results import ResultTable, load_out
 from .sections import build_sections
 
 
@@ -47,4 +47,4 @@ def write_reports(out_dir: Path) -> tuple[Path, Path]:
     return md, page
 
 
-__all__ = ["Results", "build_sections", "html_report", "load_out", "markdown_report", "write_reports"]
+__all__ = ["ResultTable", "build_sections", "html_report", "load_out", "markdown_report", "write_reports"]

@@ -11,7 +11,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
-from .results import Results
+from .results import ResultTable
 
 MISSING = "—"
 
@@ -107,7 +107,7 @@ def num_cell(value: float | None, kind: str, fmt: Callable[[float], str] = f4, *
                 strong=best)
 
 
-def setting_cell(res: Results, dataset: str | None, setting: str) -> Cell:
+def setting_cell(res: ResultTable, dataset: str | None, setting: str) -> Cell:
     """A setting's name; its tooltip gives the row's engine, arm, layout, parameters and norms."""
     row = res.row(dataset, setting) if dataset else next(r for (d, s), r in res.cell.items() if s == setting)
     parts = [f"{k}={row.get(k)}" for k in ("engine", "arm", "layout", "params", "k1", "b", "lucene_norms") if k in row]

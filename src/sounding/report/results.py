@@ -1,6 +1,6 @@
 """The files `sounding run` wrote to its output folder, read and indexed for the report.
 
-`load_out` reads OUT/results.json, OUT/run.json and the per-query files; `Results` indexes the rows by
+`load_out` reads OUT/results.json, OUT/run.json and the per-query files; `ResultTable` indexes the rows by
 (dataset, setting), orders settings and datasets, and collapses the CQADupStack forums into one column.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ def load_out(out_dir: Path) -> tuple[list[dict], dict, dict[tuple[str, str], dic
     per_query = {}
     for row in rows:
         if not isinstance(row, dict) or "dataset" not in row or "setting" not in row:
-            continue  # Results() reports malformed rows; here we only look for per-query files
+            continue  # ResultTable() reports malformed rows; here we only look for per-query files
         path = out_dir / (row.get("per_query_file") or f"per_query/{row['dataset']}/{row['setting']}.json")
         if path.is_file():
             values = _read_json(path).get(MAIN) or {}
@@ -59,7 +59,7 @@ def mean_of(values: list[float]) -> float:
     return math.fsum(values) / len(values)
 
 
-class Results:
+class ResultTable:
     """Rows indexed by (dataset, setting); settings and datasets in run order; CQADupStack forums collapsed.
 
     A collapsed or averaged number is shown only when it covers exactly what its header says: the

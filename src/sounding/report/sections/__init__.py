@@ -1,0 +1,35 @@
+"""What the report says: the sections in reading order, each built from the indexed results as neutral
+blocks (sounding.report.blocks), the same for the Markdown file and the HTML page.
+
+One module per section, each with a `section(...)` function; `build_sections` is the lineup. To add a
+section, write its module here and name it in `build_sections`.
+"""
+from __future__ import annotations
+
+from ..blocks import Section
+from ..results import ResultTable
+from . import (comparators, distributions, judged, measures, operational, pool_bias, published, raw, run,
+               significance, user)
+from .common import user_rows
+
+
+def build_sections(rows: list[dict], meta: dict, per_query: dict | None = None) -> list[Section]:
+    """The report's sections from results.json rows, run.json and per-query nDCG@10 keyed by (dataset,
+    setting); without per-query values the distributions and significance sections say so."""
+    res = ResultTable(rows)
+    return [
+        run.section(res, meta or {}),
+        measures.section(res),
+        *([user.section(res)] if user_rows(res) else []),
+        published.section(res),
+        comparators.section(res),
+        raw.section(res),
+        distributions.section(res, per_query),
+        judged.section(res),
+        pool_bias.section(res),
+        significance.section(res, per_query),
+        operational.section(res),
+    ]
+
+
+__all__ = ["build_sections"]
