@@ -385,3 +385,25 @@ def test_tfidf_on_scifact_and_nfcorpus_beside_bm25(shared_data, tmp_path, capsys
         assert mine["metrics"] == row["metrics"] and mine["vs_bm25"]["diff"] == row["vs_bm25"]["diff"]
         qrels = shared_data / "beir" / dataset / "qrels" / "test.tsv"
         assert eval_json(qrels, runs / f"{dataset}.trec.gz", capsys) == {m: mine["metrics"][m] for m in MEASURES}
+
+
+def test_readme_shell_line_finds_the_module_in_the_current_folder(tmp_path):
+    """The README's `sounding run ... --retriever overlap=mymodule:WordOverlap`, run as the installed script
+    runs (the script's folder, not the current one, first on the import path) from the folder holding
+    mymodule.py, which holds the README's class."""
+    text = (REPO / "README.md").read_text()
+    line = re.search(r"`(sounding run scifact --out my-run --retriever overlap=mymodule:WordOverlap)`", text)
+    assert line, "README.md lost its own-retriever shell line"
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "mymodule.py").write_text(readme_quickstart().split("result = ")[0])
+    launcher = tmp_path / "bin" / "sounding"  # as pip's console script: sys.path[0] is its own folder
+    launcher.parent.mkdir()
+    launcher.write_text("import sys\nfrom sounding.cli import main\nsys.exit(main())\n")
+    args = line.group(1).split()[1:]
+    args[args.index("scifact")] = str(TINY)
+    r = subprocess.run([sys.executable, str(launcher), *args], cwd=folder, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = json.loads((folder / "my-run" / "results.json").read_text())
+    assert [row["setting"] for row in rows] == [REF, "user.overlap"]

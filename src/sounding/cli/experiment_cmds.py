@@ -56,6 +56,8 @@ def run_cmd(
     from ..errors import SoundingError
     from ..experiment import run_experiment
 
+    if retriever:
+        _modules_from_current_folder()
     if run_format not in ("trec", "gz"):
         raise SoundingError(f"--runs {run_format!r}: choose trec (plain text) or gz (gzip)")
     result = run_experiment(
@@ -96,6 +98,16 @@ def run_cmd(
             console.print("[green]gate passed[/green]: no dataset more than one point below its published baseline or comparator")
     if status:
         raise typer.Exit(status)
+
+
+def _modules_from_current_folder() -> None:
+    """`--retriever NAME=module:object` finds module.py in the current folder, as `python -m` would: the
+    `sounding` script's own folder, not the current one, is first on the import path."""
+    import os
+
+    here = os.getcwd()
+    if not any(p in ("", ".", here) for p in sys.path):
+        sys.path.insert(0, here)
 
 
 def _named(values: list[str] | None, option: str, example: str) -> dict[str, str]:
