@@ -286,7 +286,7 @@ def test_cli_runs_gz_writes_gzip_runs_with_the_same_text_and_rows(tmp_path, caps
     data = make_beir(tmp_path / "toy")
     opts = ["--layouts", "flat,bm25f", "--params", "anserini"]
     assert main(["run", str(data), "--out", str(tmp_path / "plain"), *opts]) == 0
-    assert main(["run", str(data), "--out", str(tmp_path / "gz"), "--runs", "gz", *opts]) == 0
+    assert main(["run", str(data), "--out", str(tmp_path / "gz"), "--run-format", "gz", *opts]) == 0
     rows, _ = _outputs(tmp_path / "plain")
     rows_gz, _ = _outputs(tmp_path / "gz")
     assert len(rows) == len(rows_gz) > 0
@@ -300,9 +300,14 @@ def test_cli_runs_gz_writes_gzip_runs_with_the_same_text_and_rows(tmp_path, caps
     assert main(["run", str(data), "--out", str(tmp_path / "gz"), *opts]) == 0
     assert all((tmp_path / "gz" / r["run_file"]).is_file() for r in rows)
     capsys.readouterr()
-    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--runs", "zip"]) == 2
+    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--run-format", "zip"]) == 2
     err = capsys.readouterr().err
-    assert "--runs 'zip'" in err and "Traceback" not in err
+    assert "--run-format 'zip'" in err and "Traceback" not in err
+    # the two options cannot be confused silently: each names the other when given the other's value
+    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--run-format", "mine=runs/a.trec"]) == 2
+    assert "give it as --run mine=runs/a.trec" in " ".join(capsys.readouterr().err.split())
+    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--run", "gz"]) == 2
+    assert "use --run-format gz" in " ".join(capsys.readouterr().err.split())
 
 
 def test_judged_in_collection_counts_ids_found():

@@ -41,9 +41,9 @@ def run_cmd(
                             "(host:6379, ray://host:10001); needs the `scale` extra"),
     shards: int = typer.Option(None, "--shards", min=1, help="with --ray: shards per BM25 index (default: the "
                                "cluster's CPUs, at least 2)"),
-    run_format: str = typer.Option("trec", "--runs", help="run files: trec (plain text) or gz (gzip: "
-                                   "OUT/runs/<dataset>/<setting>.trec.gz, about a sixth of the size; every "
-                                   "reader takes both)"),
+    run_format: str = typer.Option("trec", "--run-format", help="how run files are written: trec (plain text) "
+                                   "or gz (gzip: OUT/runs/<dataset>/<setting>.trec.gz, about a sixth of the "
+                                   "size; every reader takes both)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="use a dataset copy whose counts differ "
                                          "from the registry's (every result is then marked unverified)"),
     retriever: list[str] = typer.Option(None, "--retriever", help="NAME=package.module:factory (a callable "
@@ -59,7 +59,9 @@ def run_cmd(
     if retriever:
         _modules_from_current_folder()
     if run_format not in ("trec", "gz"):
-        raise SoundingError(f"--runs {run_format!r}: choose trec (plain text) or gz (gzip)")
+        hint = (f"; to score a run file of your own as a system, give it as --run {run_format}"
+                if "=" in run_format else "")
+        raise SoundingError(f"--run-format {run_format!r}: choose trec (plain text) or gz (gzip){hint}")
     result = run_experiment(
         datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
         lucene_norms=lucene_norms, norms=norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
@@ -118,7 +120,9 @@ def _named(values: list[str] | None, option: str, example: str) -> dict[str, str
     for v in values or []:
         name, eq, value = v.partition("=")
         if not eq or not name.strip() or not value.strip():
-            raise SoundingError(f"{option} {v!r}: expected NAME=VALUE, e.g. {option} mine={example}")
+            hint = (f"; to write run files as {v}, use --run-format {v}"
+                    if option == "--run" and v.strip() in ("trec", "gz") else "")
+            raise SoundingError(f"{option} {v!r}: expected NAME=VALUE, e.g. {option} mine={example}{hint}")
         if name.strip() in out:
             raise SoundingError(f"{option}: the name {name.strip()!r} is given twice")
         out[name.strip()] = value.strip()

@@ -7,7 +7,7 @@ Layout of an output folder (everything keyed by content, so a second run reuses 
     OUT/indexes/<dataset>-<key>/    index, key = sha256(corpus file, analyzer, index format)
     OUT/indexes/corpus-sha256.json  each corpus file's sha256, under its size, modification time and inode
     OUT/indexes/<dataset>-<key>-<N>shards/   the same as N shards, built on Ray (`--ray`, see on_ray.py)
-    OUT/runs/<dataset>/<setting>.trec       (.trec.gz with gzip_runs, `--runs gz`)
+    OUT/runs/<dataset>/<setting>.trec       (.trec.gz with gzip_runs, `--run-format gz`)
     OUT/rows/<dataset>/<setting>.json      the row + the cache key it was computed under
     OUT/per_query/<dataset>/<setting>.json per-query values (for reports and significance)
 
