@@ -111,7 +111,7 @@ def test_cli_run_prints_table_and_gate(tmp_path, capsys):
     data = make_beir(tmp_path / "toy")
     code = main(["run", str(data), "--out", str(tmp_path / "out"), "--layouts", "flat", "--params", "anserini", "--gate"])
     out = capsys.readouterr().out
-    assert code == 0 and "flat.anserini" in out and "gate passed" in out
+    assert code == 0 and "flat.anserini" in out and "Gate passed" in out
     assert (tmp_path / "out" / "report.html").is_file()
 
 

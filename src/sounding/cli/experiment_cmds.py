@@ -1,6 +1,7 @@
 """CLI command: `sounding run` — the main job."""
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sys
 from pathlib import Path
@@ -8,6 +9,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from ..escape import terminal
 
 from ..results import ResultRow
 from .app import app
@@ -62,42 +66,43 @@ def run_cmd(
         hint = (f"; to score a run file of your own as a system, give it as --run {run_format}"
                 if "=" in run_format else "")
         raise SoundingError(f"--run-format {run_format!r}: choose trec (plain text) or gz (gzip){hint}")
-    result = run_experiment(
-        datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
-        lucene_norms=lucene_norms, norms=norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
-        arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
-        shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
-        runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
-        gzip_runs=run_format == "gz",
-        command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
-    )
-    if phase == "index":
-        console.print(f"indexes ready in {out / 'indexes'}")
-        return
-    console.print(_table(result.rows))
-    for d in dict.fromkeys(r.dataset for r in result.rows if r.unverified_data):  # once per dataset
-        console.print(f"[yellow]warning:[/yellow] {d}: unverified data (counts differ from the registry's); "
-                      f"not comparable with published figures")
-    for r in result.rows:
-        if r.queries_without_hits:
-            console.print(f"[yellow]warning:[/yellow] {r.dataset} {r.setting}: {r.queries_without_hits:,} of "
-                          f"{r.n_queries:,} queries got no hits")
-    from ..report import write_reports
+    log = lambda m: console.print(Text(terminal(m), style="dim"))  # noqa: E731
+    with _steps(log) as steps:
+        result = run_experiment(
+            datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
+            lucene_norms=lucene_norms, norms=norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase,
+            gate=gate, arms=arms.split(",") if arms else None, models=model,
+            variants=[v for v in variants.split(",") if v], ray=ray, shards=shards,
+            retrievers=_named(retriever, "--retriever", "package.module:factory"),
+            runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
+            gzip_runs=run_format == "gz", command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "",
+            log=log, steps=steps)
+        if phase == "index":
+            console.print(f"indexes ready in {out / 'indexes'}")
+            return
+        from ..report import terminal_verdict, write_reports
 
-    md, html = write_reports(out)
+        with steps.step("writing the reports (significance tests)"):
+            md, html = write_reports(out)
+            verdict, warnings = terminal_verdict(out)
+    console.print(_table(result.rows))
+    setup = sum(r.extra.get("setup_seconds") or 0.0 for r in result.rows)
+    console.print(f"results: {out / 'results.json'}  ({result.seconds:.1f} s; set-up kept out of q/s and search "
+                  f"times: {setup:.1f} s, compiling kernels included)")
     console.print(f"reports: {md}  {html}")
-    console.print(f"results: {out / 'results.json'}  ({result.seconds:.1f} s)")
+    for w in warnings:  # each distinct warning once per dataset, naming its settings
+        console.print(w)
     status = 0
     for f in result.crosscheck_failures:
-        console.print(f"[red]cross-check failed:[/red] {f}")
+        console.print(Text.assemble(("cross-check failed: ", "red"), terminal(f)))
         status = 1
+    console.print()
+    for part in verdict:  # the verdict last: what the run says, at the bottom of the terminal
+        console.print(part)
     if gate:
-        if result.gate_failures:
-            for f in result.gate_failures:
-                console.print(f"[red]gate:[/red] {f}")
-            status = 1
-        else:
-            console.print("[green]gate passed[/green]: no dataset more than one point below its published baseline or comparator")
+        for f in result.gate_failures:
+            console.print(Text.assemble(("gate: ", "red"), terminal(f)))
+        status = status or (1 if result.gate_failures else 0)
     if status:
         raise typer.Exit(status)
 
@@ -131,13 +136,27 @@ def _named(values: list[str] | None, option: str, example: str) -> dict[str, str
 
 def _table(rows: list[ResultRow]) -> Table:
     t = Table(title="sounding run (nDCG@10 and R@100: BEIR convention, own hits dropped)")
-    for col in ("dataset", "setting", "nDCG@10", "raw", "R@100", "RR@100", "judged@10", "published", "q/s"):
+    for col in ("dataset", "setting", "nDCG@10", "raw", "R@100", "RR@100", "judged@10", "published", "q/s",
+                "set-up s"):
         t.add_column(col, justify="left" if col in ("dataset", "setting") else "right")
     for r in rows:
         m = r.metrics
         pub = (r.published or {}).get("nDCG@10")
-        t.add_row(r.dataset, r.setting.removeprefix("sounding.bm25."), f"{m['nDCG@10']:.4f}",
+        setup = r.extra.get("setup_seconds")
+        t.add_row(terminal(r.dataset), terminal(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
                   f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
-                  f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–")
+                  f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–",
+                  f"{setup:.2f}" if isinstance(setup, (int, float)) else "–")
     return t
+
+
+def _steps(log):
+    """The run's progress: rich bars and status lines on a terminal, else a log line per step."""
+    from ..experiment.progress import LogSteps
+
+    if not console.is_terminal:
+        return contextlib.nullcontext(LogSteps(log))
+    from .progress import RichSteps
+
+    return RichSteps(console)

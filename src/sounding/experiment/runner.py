@@ -42,6 +42,7 @@ from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
 from ..eval.metrics import judged_qids
+from .progress import LogSteps, Steps
 from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
 from .settings import Setting, grid
 
@@ -106,6 +107,7 @@ def run_experiment(
     gzip_runs: bool = False,
     command: str = "",
     log: Callable[[str], None] = print,
+    steps: Steps | None = None,
 ) -> ExperimentResult:
     """Index each dataset once, run every setting, score, cross-check and write OUT/results.json.
 
@@ -120,10 +122,14 @@ def run_experiment(
     BM25 setting was asked for (experiment/user_systems.py).
 
     `gzip_runs`: run files are written gzip-compressed (`<setting>.trec.gz`); every reader takes both.
+
+    `log` takes the run's messages; `steps` (experiment/progress.py) is told each step as it starts and
+    ends (default: a log line per index build and per setting).
     """
     from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
 
     start = time.perf_counter()
+    steps = steps or LogSteps(log)
     bm25_asked = any(x is not None for x in (engines, arms, layouts, params, norms)) or bool(variants) or lucene_norms
     # BM25 rows in both arithmetics by default: Lucene's (equal to Pyserini's published figures) beside exact
     norms = norms or ("lucene" if lucene_norms else "both")
@@ -165,7 +171,7 @@ def run_experiment(
             if on_ray:
                 index_dir, index_info = on_ray.ensure_index(ds, out, phase)
             else:
-                index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
+                index_dir, index_info = _ensure_index(ds, out, phase, steps, positions="proximity" in variants)
             if phase == "index":
                 continue
             judged = _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray
@@ -176,10 +182,16 @@ def run_experiment(
             searchers: dict = {}  # this dataset's Searcher, shared by its settings
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
                     _Finisher(enabled=not on_ray) as finisher:
+                steps.settings(ds.name, len(settings))
                 for s in settings:
-                    finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray,
-                                                 gzip_runs, searchers, None if on_ray else judged,  # shards: own numbers
-                                                 finisher.later(s)))
+                    got = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray, gzip_runs,
+                                       searchers, None if on_ray else judged,  # shards: their own numbers
+                                       finisher.later(s), steps)
+                    if isinstance(got, Future):
+                        got.add_done_callback(lambda _, name=s.name, d=ds.name: steps.finished(d, name))
+                    else:
+                        steps.finished(ds.name, s.name)
+                    finisher.add(s, got)
                 for s, row in finisher.rows():
                     rows.append(row)
                     if row.crosscheck and not row.crosscheck["ok"]:
@@ -213,7 +225,7 @@ def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log)
 
 
 # -- indexing ----------------------------------------------------------------------------------
-def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = False) -> tuple[Path, dict]:
+def _ensure_index(ds: Dataset, out: Path, phase: str, steps: Steps, positions: bool = False) -> tuple[Path, dict]:
     analyzer = default_analyzer(ds.language)
     key = _digest(_corpus_sha256(Path(ds.corpus_path), out), analyzer, f"index-format-{INDEX_FORMAT}",
                   *(["positions"] if positions else []))
@@ -223,9 +235,9 @@ def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = Fal
         return index_dir, json.loads(info_file.read_text())
     if phase == "search":
         raise SoundingError(f"{ds.name}: no index in {out / 'indexes'}; run `sounding run --phase index` first")
-    log(f"indexing {ds.name} ({analyzer})")
-    report = build_index(iter_corpus(ds.corpus_path), index_dir, analyzer=analyzer, source=str(ds.corpus_path),
-                         positions=positions)
+    with steps.indexing(ds.name, analyzer) as progress:
+        report = build_index(iter_corpus(ds.corpus_path), index_dir, analyzer=analyzer, source=str(ds.corpus_path),
+                             positions=positions, progress=progress)
     info = {"key": key, "analyzer": analyzer, "index_seconds": report.seconds, "index_bytes": report.bytes,
             "n_docs": report.n_docs, "empty_docs": report.empty_docs, "docs_without_title": report.docs_without_title}
     _write_json(info_file, info)
@@ -313,7 +325,8 @@ class _Finisher:
 
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
                  on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
-                 judged: JudgedDocs | None = None, later: _Finisher | None = None) -> ResultRow | Future:
+                 judged: JudgedDocs | None = None, later: _Finisher | None = None,
+                 steps: Steps | None = None) -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
@@ -328,11 +341,13 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
         cached = json.loads(row_file.read_text())
         if cached.get("key") == key:
             return ResultRow.from_dict(cached["row"])
-    log(f"{ds.name}: {s.name}")
+    steps = steps or LogSteps(log)
+    steps.setting(ds.name, s.name)
     extra: dict = {}
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
     if s.arm == "bm25":
-        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False, searchers=searchers)
+        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False, searchers=searchers,
+                                        steps=steps)
     elif s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
         from .user_systems import run_user
 
@@ -344,7 +359,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
                          bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray, searchers=searchers)[0],
                          log=log,
                          ray=on_ray)
-        arm = run_arm(s, ds, ctx)
+        with steps.paused():  # an arm draws its own bars (encoding)
+            arm = run_arm(s, ds, ctx)
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
     run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
@@ -375,6 +391,7 @@ def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int
         "index_seconds": index_info["index_seconds"] if s.engine == "sounding" else None,
         "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,
         "search_seconds": seconds, "qps": len(ds.queries) / seconds if seconds else None,
+        "setup_seconds": getattr(results, "setup_seconds", None),  # setting build and compiling: apart
         "hits": k, "threads": threads,
         "queries_without_hits": scored.queries_without_hits,
         **({"unverified_data": True} if not ds.verified else {}),
@@ -398,9 +415,13 @@ def _pool_holes(qrels: dict, unjudged: dict[str, int]) -> dict:
 
 
 def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_ray=None, dicts: bool = True,
-            searchers: dict | None = None):
+            searchers: dict | None = None, steps: Steps | None = None):
     """(run dict, or None when `dicts` is False and the hits are arrays; seconds; the results or None).
-    `searchers` ({index folder: Searcher}) keeps the Searcher for the next setting."""
+    `searchers` ({index folder: Searcher}) keeps the Searcher for the next setting.
+
+    A Sounding search is set up by a warm-up search of one query first, timed apart: building the setting
+    and compiling (or loading from numba's cache) every kernel it runs are never search time; the results'
+    `setup_seconds` holds both."""
     if s.engine == "sounding":
         if on_ray:  # the shard actors, merged exactly (same run file)
             searcher = on_ray
@@ -410,9 +431,16 @@ def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_r
                 searcher = Searcher(index_dir)
                 if searchers is not None:
                     searchers[index_dir] = searcher
-        results = searcher.search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
-                                  lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
-                                  proximity=s.proximity, typos=s.typos)
+        options = dict(layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads, lucene_norms=s.lucene_norms,
+                       anserini_ties=s.lucene_norms, proximity=s.proximity, typos=s.typos)
+        warm = time.perf_counter()
+        if not on_ray:
+            with (steps or Steps()).compiling(ds.name, s.name):
+                searcher.search(_warm_up_query(ds.queries), **options)
+        warm = time.perf_counter() - warm
+        results = searcher.search(ds.queries, **options)
+        if hasattr(results, "setup_seconds"):
+            results.setup_seconds += warm
         if not on_ray:
             searcher.release_postings()  # the next setting may read other fields: their pages, not these, stay
         return results.to_run() if dicts or not hasattr(results, "write_run") else None, results.seconds, results
@@ -422,6 +450,12 @@ def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_r
     workdir = index_dir.parent / f"{index_dir.name}.{s.engine}"
     engine.index(list(iter_corpus(ds.corpus_path)), workdir)
     return (*engine.search(ds.queries, k=k, k1=s.k1, b=s.b, threads=threads, batch=True), None)
+
+
+def _warm_up_query(queries: Mapping[str, str]) -> dict[str, str]:
+    """One query to set a search up with: the longest of the first 100 (an empty one might run no kernel)."""
+    qid = max(list(queries)[:100], key=lambda q: len(queries[q]), default=None)
+    return {} if qid is None else {qid: queries[qid]}
 
 
 def _searches_bm25(s: Setting) -> bool:

@@ -10,7 +10,7 @@ be regenerated (or restyled) without re-running anything. The flow, one module p
 - `sections`: a package, one module per report section; build the report once as neutral blocks (`blocks`: paragraphs, tables of cells, charts drawn
   as SVG by `charts`);
 - `markdown` and `html`: render those blocks to Markdown (charts left out) and to HTML through the Jinja
-  template templates/report.html.j2.
+  template templates/report.html.j2; `terminal` renders the verdict for `sounding run` to print last.
 
 Every numeric table cell of the page carries data-* attributes (`data-kind`, `data-dataset`, `data-setting`,
 `data-measure`, `data-value` = the full float) so tests and tools can read the numbers back; docs/report.md
@@ -36,6 +36,17 @@ def html_report(rows: list[dict], meta: dict, per_query: dict | None = None) -> 
     return render_html(build_sections(rows, meta, per_query), meta or {})
 
 
+def terminal_verdict(out_dir: Path) -> tuple[list, list]:
+    """(the verdict as rich renderables, the warnings as lines) of an output folder, for `sounding run` to print
+    last: the same blocks as the reports' first section and the warnings of their Run section."""
+    from .sections import run, verdict
+    from .terminal import render_terminal, warning_lines
+
+    rows, meta, per_query = load_out(Path(out_dir))
+    res = ResultTable(rows)
+    return render_terminal(verdict.section(res, meta, per_query)), warning_lines(run.input_warnings(res))
+
+
 def write_reports(out_dir: Path) -> tuple[Path, Path]:
     """Read OUT/results.json, OUT/run.json and the per-query files; write OUT/report.md and OUT/report.html."""
     out_dir = Path(out_dir)
@@ -47,4 +58,5 @@ def write_reports(out_dir: Path) -> tuple[Path, Path]:
     return md, page
 
 
-__all__ = ["ResultTable", "build_sections", "html_report", "load_out", "markdown_report", "write_reports"]
+__all__ = ["ResultTable", "build_sections", "html_report", "load_out", "markdown_report", "terminal_verdict",
+           "write_reports"]

@@ -25,6 +25,11 @@ class Cell:
     classes: tuple[str, ...] = ()
     title: str = ""  # tooltip (HTML only)
     strong: bool = False  # bold in Markdown (a best value, a verdict); on the page its class styles it
+    mark: str = ""  # "pass", "fail" or "neutral": a verdict, shown with its symbol and colour (MARKS)
+
+
+MARKS = {"pass": "✓", "fail": "✗", "neutral": "○"}  # a verdict cell's symbol, before its text
+FOLD_ROWS = 12  # a table longer than this is folded on the page (<details>), unless it says otherwise
 
 
 @dataclass
@@ -34,6 +39,11 @@ class Table:
     head: list[str]
     body: list[list[Cell]]
     caption: str = ""
+    fold: bool | None = None  # folded on the page (<details>, its caption the summary); None: when long
+
+    @property
+    def folded(self) -> bool:
+        return self.fold if self.fold is not None else len(self.body) > FOLD_ROWS
 
     def numeric(self, i: int) -> bool:
         """Whether column i after the first holds numbers or counts (right-aligned in both renderings)."""
@@ -72,6 +82,12 @@ def f4(v: float) -> str:
 
 def signed4(v: float) -> str:
     return f"{v:+.4f}"
+
+
+def delta4(v: float) -> str:
+    """A difference to 4 decimals with its sign; one that rounds to zero is "0.0000", unsigned."""
+    text = f"{v:+.4f}"
+    return "0.0000" if text in ("+0.0000", "-0.0000") else text
 
 
 def pvalue(p: float) -> str:

@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from .blocks import Chart, Para, Section, Table
+from .blocks import MARKS, Chart, Para, Section, Table
 
 TEMPLATE = "report.html.j2"
 
@@ -28,6 +28,7 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader(__package__), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["runs"] = _runs
+    env.globals["marks"] = MARKS
     env.tests.update(para=lambda b: isinstance(b, Para), table=lambda b: isinstance(b, Table))
     return env
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from .blocks import Cell, Chart, Para, Section, Table
 
+MARK_EMOJI = {"pass": "✅", "fail": "❌", "neutral": "⚪"}  # coloured where Markdown is rendered, plain in text
+
 
 def render_markdown(sections: list[Section]) -> str:
     """The report as Markdown: notes and failures as quotes, tables as pipe tables (numeric columns
@@ -28,7 +30,8 @@ def _markdown_table(t: Table) -> list[str]:
         return text.replace("|", "\\|")
 
     def cell(c: Cell) -> str:
-        return f"**{esc(c.text)}**" if c.strong else esc(c.text)
+        text = f"{MARK_EMOJI[c.mark]} {c.text}" if c.mark else c.text
+        return f"**{esc(text)}**" if c.strong else esc(text)
 
     lines = [f"**{esc(t.caption)}**", ""] if t.caption else []
     lines.append("| " + " | ".join(esc(h) for h in t.head) + " |")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ..blocks import Section
 from ..results import ResultTable
-from . import (comparators, distributions, judged, measures, operational, pool_bias, published, raw, run,
-               significance, user)
+from . import (comparators, distributions, measures, operational, pool_bias, published, raw, run, significance,
+               user, verdict)
 from .common import user_rows
 
 
@@ -18,6 +18,7 @@ def build_sections(rows: list[dict], meta: dict, per_query: dict | None = None) 
     setting); without per-query values the distributions and significance sections say so."""
     res = ResultTable(rows)
     return [
+        verdict.section(res, meta or {}, per_query),
         run.section(res, meta or {}),
         measures.section(res),
         *([user.section(res)] if user_rows(res) else []),
@@ -25,7 +26,6 @@ def build_sections(rows: list[dict], meta: dict, per_query: dict | None = None) 
         comparators.section(res),
         raw.section(res),
         distributions.section(res, per_query),
-        judged.section(res),
         pool_bias.section(res),
         significance.section(res, per_query),
         operational.section(res),

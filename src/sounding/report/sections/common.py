@@ -7,7 +7,8 @@ from ..results import MAIN, ResultTable, as_number
 
 RAW = "nDCG@10/raw"  # the headline measure with own hits kept
 JUDGED_ONLY = "nDCG'@10"  # nDCG@10 on the judged-only list (trec_eval -J): the "Pool bias" section
-NOT_A_QUALITY = {"judged@10"}  # a pool-coverage diagnostic: higher is not "better", so no best-cell highlight
+# pool-coverage diagnostics, not quality: never highlighted as best, shown in the "Pool bias" section only
+DIAGNOSTICS = ("judged@10", JUDGED_ONLY, "bpref")
 ALPHA = 0.05
 PERMUTATIONS = 10_000
 

@@ -3,15 +3,16 @@ from __future__ import annotations
 
 from ..blocks import Para, Section, Table, num_cell, setting_cell
 from ..results import CQA, CQA_PREFIX, MAIN, ResultTable
-from .common import NOT_A_QUALITY, best
+from .common import DIAGNOSTICS, best
 
 
 def section(res: ResultTable) -> Section:
     s = Section("main", "Settings × datasets")
     s.blocks.append(Para(
-        "One table per measure; rows are settings, columns datasets. All figures use the BEIR convention "
-        "(a hit whose document id equals the query id is dropped before scoring). The best value of each "
-        "dataset is bold. The last column is the plain mean over the datasets named in its header; a "
+        "One table per quality measure; rows are settings, columns datasets. All figures use the BEIR "
+        "convention (a hit whose document id equals the query id is dropped before scoring). The best value "
+        "of each dataset is bold. judged@10, nDCG'@10 and bpref measure the judgements' coverage, not "
+        "quality: they are in the Pool bias section. The last column is the plain mean over the datasets named in its header; a "
         "setting that misses any of them gets a dash there rather than a mean over fewer datasets."))
     if res.forums:
         s.blocks.append(Para(
@@ -19,15 +20,17 @@ def section(res: ResultTable) -> Section:
             f"({', '.join(f.removeprefix(CQA_PREFIX) for f in res.forums)}), as in the BEIR paper, and counts "
             f"as one dataset in the mean; the forums are listed one by one after the main tables.", "note"))
     for m in res.measures():
-        s.blocks.append(_measure_table(res, m))
+        if m not in DIAGNOSTICS:
+            s.blocks.append(measure_table(res, m))
     if res.forums:
         s.blocks.append(_forum_table(res))
     return s
 
 
-def _measure_table(res: ResultTable, measure: str) -> Table:
+def measure_table(res: ResultTable, measure: str, caption: str = "") -> Table:
+    """Settings × datasets of one measure, with the mean; a quality measure's best value per dataset marked."""
     top = {c: best(res.column_value(c, s, measure) for s in res.settings) for c in res.columns}
-    highlight = measure not in NOT_A_QUALITY
+    highlight = measure not in DIAGNOSTICS
     with_mean = len(res.columns) > 1
     body = []
     for s in res.settings:
@@ -42,9 +45,7 @@ def _measure_table(res: ResultTable, measure: str) -> Table:
                                  datasets=",".join(res.columns)))
         body.append(line)
     head = ["setting", *res.columns] + ([res.mean_header()] if with_mean else [])
-    caption = measure + (" — share of the top 10 with any judgement (no best marked: a diagnostic, not a "
-                         "quality measure)" if measure in NOT_A_QUALITY else "")
-    return Table(head, body, caption)
+    return Table(head, body, caption or measure)
 
 
 def _forum_table(res: ResultTable) -> Table:

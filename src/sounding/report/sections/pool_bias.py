@@ -1,9 +1,15 @@
 """The "Pool bias" section: judged-only scores beside nDCG@10."""
 from __future__ import annotations
 
-from ..blocks import MISSING, Para, Section, Table, num_cell, setting_cell, signed4, text_cell
-from ..results import MAIN, ResultTable
-from .common import JUDGED_ONLY, pool_reference
+from ..blocks import MISSING, Chart, Para, Section, Table, num_cell, setting_cell, signed4, text_cell
+from ..charts import bar_svg, colours
+from ..results import CQA, MAIN, ResultTable
+from .common import DIAGNOSTICS, JUDGED_ONLY, pool_reference
+from .measures import measure_table
+
+CAPTIONS = {"judged@10": "judged@10 — share of the top 10 with any judgement",
+            JUDGED_ONLY: f"{JUDGED_ONLY} — nDCG@10 on the judged-only list (trec_eval -J)",
+            "bpref": "bpref — judged documents only (Buckley & Voorhees)"}
 
 
 def _places(values: dict[str, float | None]) -> dict[str, int]:
@@ -19,7 +25,18 @@ def _most_unjudged(row: dict) -> str:
 
 
 def section(res: ResultTable) -> Section:
-    s = Section("pool-bias", "Pool bias: judged-only scores")
+    s = Section("pool-bias", "Pool bias: judgement coverage and judged-only scores")
+    s.blocks.append(Para(
+        "judged@10 is the share of a run's top 10 that the assessors judged at all; BEIR's judgements were "
+        "pooled from other systems, so a setting with low judged@10 retrieves many never-judged documents, "
+        "which count as non-relevant, and its nDCG@10 may understate it. These measures describe the "
+        "judgements' coverage, not quality: no value is marked best, and each chart's axis fits its values."))
+    present = res.measures()
+    for m in DIAGNOSTICS:
+        if m in present:
+            s.blocks.append(measure_table(res, m, CAPTIONS[m]))
+    s.blocks.extend(_judged_charts(res) if "judged@10" in present else
+                    [Para("judged@10 is not recorded in this run.", "note")])
     s.blocks.append(Para(
         f"Most documents a system ranks high on a BEIR dataset were never judged (the judgements come from "
         f"pools of earlier, mostly lexical, systems or from the source collection), and nDCG@10 counts every "
@@ -36,6 +53,17 @@ def section(res: ResultTable) -> Section:
     for d in res.datasets:
         s.blocks.extend(_pool_bias_blocks(res, d))
     return s
+
+
+def _judged_charts(res: ResultTable) -> list[Chart]:
+    colors = colours(res.settings)
+    charts = []
+    for c in res.columns:
+        bars = [(st, res.column_value(c, st, "judged@10"), colors[st]) for st in res.settings]
+        if any(v is not None for _, v, _ in bars):
+            caption = f"judged@10, {c}" + (" (mean of forum means)" if c == CQA else "")
+            charts.append(Chart(caption, bar_svg(bars, "judged@10")))
+    return charts
 
 
 def _pool_bias_blocks(res: ResultTable, d: str) -> list:

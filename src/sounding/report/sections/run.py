@@ -14,36 +14,35 @@ def section(res: ResultTable, meta: dict) -> Section:
              ("datasets", ", ".join(meta.get("datasets") or res.datasets)),
              ("settings", str(len(res.settings)))]
     s.blocks.append(Table(["", ""], [[Cell(k, classes=("setting",)), text_cell(v)] for k, v in facts]))
-    s.blocks.append(_gate_para(meta.get("gate")))
-    for f in (meta.get("gate") or {}).get("failures") or []:
+    for f in (meta.get("gate") or {}).get("failures") or []:  # the verdict says whether the gate passed
         s.blocks.append(Para(f"gate failure: {f}", "fail"))
     s.blocks.extend(_crosscheck_paras(res))
-    s.blocks.extend(_input_paras(res))
+    s.blocks.extend(input_warnings(res))
     s.blocks.extend(Para(n, "note") for n in res.notes)
     return s
 
 
-def _input_paras(res: ResultTable) -> list[Para]:
-    """Data the registry does not vouch for, and queries that got no hits: said once, up front."""
+def input_warnings(res: ResultTable) -> list[Para]:
+    """Data the registry does not vouch for, and queries that got no hits: each distinct warning once per
+    dataset, naming the settings it applies to (the terminal prints the same list)."""
     out = [Para(f"{d}: UNVERIFIED data — the dataset's counts differ from the registry's (run with "
                 f"--unverified-data), so none of its figures is comparable with the published ones.", "fail")
            for d in res.datasets if any(r.get("unverified_data") for (rd, _), r in res.cell.items() if rd == d)]
-    for (d, setting), row in res.cell.items():
-        n = row.get("queries_without_hits")
-        if n:
-            out.append(Para(f"{d} {setting}: {n:,} of {row.get('n_queries', '?'):,} queries got no hits (for BM25: "
-                            f"no query term is in the index); they score 0.", "note"))
+    for d in res.datasets:
+        settings = [st for st in res.settings if res.row(d, st)]
+        by_count: dict[tuple, list[str]] = {}
+        for st in settings:
+            row = res.row(d, st)
+            if row.get("queries_without_hits"):
+                by_count.setdefault((row["queries_without_hits"], row.get("n_queries")), []).append(st)
+        for (n, of), names in by_count.items():
+            where = (f"in all {len(settings)} settings" if len(names) == len(settings) and len(names) > 1
+                     else f"in {', '.join(names)}" if len(names) <= 3
+                     else f"in {len(names)} of {len(settings)} settings ({', '.join(names)})")
+            of = f"{of:,}" if isinstance(of, int) else "?"
+            out.append(Para(f"{d}: {n:,} of {of} queries got no hits {where} (for BM25: no query term is in "
+                            f"the index); they score 0.", "note"))
     return out
-
-
-def _gate_para(gate) -> Para:
-    if not isinstance(gate, dict):
-        return Para("Gate: not run (`sounding run --gate` checks every Sounding row against its published "
-                    "figure and the comparators at matched settings).", "note")
-    if gate.get("passed"):
-        return Para("Gate: PASSED — no Sounding row is more than one point below its published figure or a "
-                    "comparator at matched settings.", "pass")
-    return Para(f"Gate: FAILED — {len(gate.get('failures') or [])} failure(s), listed below.", "fail")
 
 
 def _crosscheck_paras(res: ResultTable) -> list[Para]:
