@@ -18,6 +18,8 @@ from typing import Any, Iterable, Mapping
 
 RESULTS_SCHEMA = 3
 RAW_SUFFIX = "/raw"
+TOP = 10  # each judged query's top TOP documents, as scored, are kept in the per-query values
+RANKING = f"ranking@{TOP}"  # ... under this name: {qid: [docid, ...]} (trec_eval's order, own hit dropped)
 
 
 @dataclass
@@ -97,4 +99,4 @@ def to_pandas(rows: Iterable[ResultRow | Mapping]):
     return pd.DataFrame.from_records(records)
 
 
-__all__ = ["RAW_SUFFIX", "RESULTS_SCHEMA", "ResultRow", "match_key", "to_pandas"]
+__all__ = ["RANKING", "RAW_SUFFIX", "RESULTS_SCHEMA", "TOP", "ResultRow", "match_key", "to_pandas"]

@@ -1,4 +1,5 @@
-"""CLI commands: `sounding eval`, `sounding crosscheck`, `sounding compare` (thin wrappers over sounding.eval)."""
+"""CLI commands: `sounding eval`, `sounding compare`, `sounding diff`, `sounding crosscheck` (thin wrappers over
+sounding.eval; `diff --html` writes the report's run explorer for two runs)."""
 from __future__ import annotations
 
 import json
@@ -76,6 +77,103 @@ def eval_cmd(
         for n in names:
             table.add_row(n, f"{result[n]:.4f}")
     console.print(table)
+
+
+@app.command("diff")
+def diff_cmd(
+    target: str = typer.Argument(..., metavar="QRELS|DATASET", help="Qrels file, or a dataset (name or folder: "
+                                 "its qrels, and titles and snippets for --html)."),
+    run_a: Path = typer.Argument(..., help="Run A (differences are A - B)."),
+    run_b: Path = typer.Argument(..., help="Run B."),
+    measure: str = typer.Option("nDCG@10", "-m", "--measure", help="The per-query measure compared."),
+    remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="Drop hits whose docid equals the qid "
+                                          "(BEIR convention), in the measure and in the top lists."),
+    top: int = typer.Option(10, "--top", min=0, help="Queries listed: those with the largest |A - B|."),
+    depth: int = typer.Option(10, "--depth", min=1, help="Top-k compared by RBO and KTU."),
+    permutations: int = typer.Option(10_000, "--permutations", help="Randomization test permutations."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the randomization test and the bootstrap."),
+    data_dir: Path = typer.Option(None, "--data-dir", help="Folder holding local dataset copies."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: the test and every query's values, Δ, RBO, KTU."),
+    html: Path = typer.Option(None, "--html", help="Also write the run explorer page of the two runs here."),
+) -> None:
+    """Two runs query by query: the queries that differ most, win/tie/loss, paired tests, RBO and KTU.
+
+    Per-query values are those `sounding eval --per-query` gives each run."""
+    from rich.markup import escape
+
+    from ..eval import coverage_warnings, read_qrels, read_run
+    from ..eval.diff import diff_runs
+
+    dataset = None
+    if Path(target).is_file():
+        qrels = read_qrels(target)
+    else:
+        from ..datasets import load_dataset
+
+        dataset = load_dataset(target, data_dir=data_dir)
+        qrels = dataset.qrels
+    err = Console(stderr=True)
+    for path in (run_a, run_b):
+        for w in coverage_warnings(qrels, read_run(path), str(path)):
+            err.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
+    d = diff_runs(qrels, run_a, run_b, measure=measure, remove_self_hits=remove_self_hits, depth=depth,
+                  permutations=permutations, seed=seed)
+    if html is not None:
+        from ..io import atomic_write
+        from ..pipeline import default_analyzer
+        from ..report.explorer import diff_page
+
+        names = (run_a.name, run_b.name) if run_a.name != run_b.name else (str(run_a), str(run_b))
+        page = diff_page(d, names, dataset.name if dataset else Path(target).name,
+                         dataset.queries if dataset else {}, qrels, dataset.corpus_path if dataset else None,
+                         default_analyzer(dataset.language if dataset else None))
+        atomic_write(html, page)
+    if as_json:
+        print(json.dumps(d.to_dict()))
+    else:
+        _print_diff(d, run_a, run_b, top, dataset.queries if dataset else {})
+    if html is not None:
+        err.print(f"explorer page: {escape(str(html))}", highlight=False)
+
+
+def _print_diff(d, run_a: Path, run_b: Path, top: int, texts: dict[str, str]) -> None:
+    from rich.text import Text
+
+    from ..escape import terminal
+
+    c = d.comparison
+    out = Console()
+    out.print(Text(terminal(f"A = {run_a}, B = {run_b}: {c.n} judged queries, {d.measure}")))
+    def p(v: float) -> str:
+        return "<0.0001" if v < 0.0001 else f"{v:.4f}"
+
+    out.print(f"A {c.mean_a:.4f}  B {c.mean_b:.4f}  A − B {c.diff:+.4f}  95% CI [{c.ci_low:+.4f}, {c.ci_high:+.4f}]  "
+              f"wins/ties/losses {c.wins}/{c.ties}/{c.losses}  p t-test {p(c.t_pvalue)}  p randomization "
+              f"{p(c.rand_pvalue)}", highlight=False)
+    values = d.to_dict()
+    out.print(f"top {d.depth} agreement: mean RBO {_show(values['mean_rbo'])} (p = {d.p}), mean KTU "
+              f"{_show(values['mean_ktu'])}", highlight=False)
+    if not top:
+        return
+    table = Table(title=f"the {min(top, len(d.queries))} queries with the largest |A − B|", title_justify="left")
+    shown = d.biggest(top)
+    qid_w = min(16, max(len(q.qid) for q in shown))
+    table.add_column("query", no_wrap=True, min_width=qid_w)
+    for col in ("A", "B", "A − B", "RBO", "KTU"):
+        table.add_column(col, justify="right", no_wrap=True, min_width=7)
+    room = out.width - (qid_w + 5 * 7 + 7 * 3 + 1)  # what the figures and the borders leave
+    texts = texts if room >= 12 else {}
+    if texts:  # the query's text takes what is left, cut with an ellipsis
+        table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=room)
+    for q in shown:
+        style = "green" if q.diff > 0 else "red" if q.diff < 0 else ""
+        table.add_row(Text(terminal(q.qid)), f"{q.a:.4f}", f"{q.b:.4f}", Text(f"{q.diff:+.4f}", style=style),
+                      _show(q.rbo), _show(q.ktu), *([Text(terminal(texts.get(q.qid, "")))] if texts else []))
+    out.print(table)
+
+
+def _show(v) -> str:
+    return "—" if v is None or v != v else f"{v:.4f}"
 
 
 @app.command("crosscheck")

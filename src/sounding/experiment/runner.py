@@ -9,7 +9,8 @@ Layout of an output folder (everything keyed by content, so a second run reuses 
     OUT/indexes/<dataset>-<key>-<N>shards/   the same as N shards, built on Ray (`--ray`, see on_ray.py)
     OUT/runs/<dataset>/<setting>.trec       (.trec.gz with gzip_runs, `--run-format gz`)
     OUT/rows/<dataset>/<setting>.json      the row + the cache key it was computed under
-    OUT/per_query/<dataset>/<setting>.json per-query values (for reports and significance)
+    OUT/per_query/<dataset>/<setting>.json per-query values and top 10s (for reports and significance)
+    OUT/explorer/<dataset>.json             query texts, judgements, titles and snippets (the run explorer)
 
 A setting whose row file carries the current key is not recomputed: an interrupted run resumes
 where it stopped, and an unchanged rerun only re-reads rows and rewrites the reports.
@@ -198,6 +199,7 @@ def run_experiment(
                         checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
                                              f"{row.crosscheck['max_diff']:.2e}")
             searchers.clear()  # its arrays go before the next dataset is indexed
+            _explorer_topics(ds, out, index_info, [r for r in rows if r.dataset == ds.name], steps)
     failures = gate_failures(rows) if gate else []
     if phase != "index":
         _write_json(out / "results.json", [r.to_dict() for r in rows])
@@ -210,6 +212,22 @@ def run_experiment(
         **({"ray": on_ray.info} if on_ray else {}),
     })
     return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start)
+
+
+def _explorer_topics(ds: Dataset, out: Path, index_info: dict, rows: list[ResultRow], steps: Steps) -> None:
+    """OUT/explorer/<dataset>.json for the report's run explorer: the query texts and terms, the judgements,
+    and the titles and snippets of the documents the rows' top 10 hold (report/explorer/topics.py). Kept
+    when it was made from the same rankings, queries and analyzer."""
+    from ..report.explorer import rankings, read_topics, write_topics
+
+    analyzer = index_info.get("analyzer") or default_analyzer(ds.language)
+    lists = list(rankings(out, [r.to_dict() for r in rows]).values())
+    key = _digest(analyzer, json.dumps(sorted(ds.queries.items())),
+                  json.dumps(sorted({d for got in lists for docs in got.values() for d in docs})))
+    if (read_topics(out, ds.name) or {}).get("key") == key or not lists or ds.corpus_path is None:
+        return
+    with steps.step(f"{ds.name}: titles and snippets for the run explorer"):
+        write_topics(out, ds, analyzer, lists, key=key)
 
 
 def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log):

@@ -26,8 +26,8 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..errors import SoundingError
+from ..results import RANKING, TOP
 from ..eval import evaluate
-from ..eval.agreement import DEPTH as TOP
 from ..eval.agreement import ranking
 from ..eval.crosscheck import CHECKED, CUT, CrosscheckReport, crosscheck
 from ..eval.measures import parse_measures
@@ -35,7 +35,6 @@ from ..eval.metrics import _WHOLE_RANKING, Qrels, Run, _query_values, judged_qid
 
 RAW = "nDCG@10"  # scored on the ranking as retrieved too (the row's raw_metrics), own hits kept
 CROSSCHECK_QUERIES = 5000  # judged queries checked against pytrec_eval at most (a deterministic sample above)
-RANKING = f"ranking@{TOP}"  # per-query values' entry of each judged query's top TOP docids, as scored
 
 
 @dataclass

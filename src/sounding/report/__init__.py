@@ -3,8 +3,8 @@
     from sounding.report import write_reports
     md_path, html_path = write_reports(Path("sounding-out"))     # OUT/report.md, OUT/report.html
 
-Everything here is a pure function of OUT/results.json, OUT/run.json and OUT/per_query/..., so a report can
-be regenerated (or restyled) without re-running anything. The flow, one module per step:
+Everything here is a pure function of OUT/results.json, OUT/run.json, OUT/per_query/... and OUT/explorer/...,
+so a report can be regenerated (or restyled) without re-running anything. The flow, one module per step:
 
 - `results`: read the output folder (`load_out`) and index its rows (`ResultTable`);
 - `sections`: a package, one module per report section; build the report once as neutral blocks (`blocks`: paragraphs, tables of cells, charts drawn
@@ -51,7 +51,7 @@ def write_reports(out_dir: Path) -> tuple[Path, Path]:
     """Read OUT/results.json, OUT/run.json and the per-query files; write OUT/report.md and OUT/report.html."""
     out_dir = Path(out_dir)
     rows, meta, per_query = load_out(out_dir)
-    sections = build_sections(rows, meta, per_query)  # built once: significance tests are the slow part
+    sections = build_sections(rows, meta, per_query, out_dir)  # built once: significance tests are the slow part
     md, page = out_dir / "report.md", out_dir / "report.html"
     md.write_text(render_markdown(sections), encoding="utf-8")
     page.write_text(render_html(sections, meta), encoding="utf-8")

@@ -67,6 +67,13 @@ class Chart:
 
 
 @dataclass
+class Explorer:
+    """The run explorer (sounding.report.explorer): its data for the page's script; Markdown points to the page."""
+
+    data: str  # base64 of gzip-compressed JSON
+
+
+@dataclass
 class Section:
     """A titled part of the report: paragraphs, tables and charts in reading order."""
 

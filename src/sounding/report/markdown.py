@@ -1,7 +1,7 @@
 """The report's blocks rendered as Markdown (report.md and the terminal); charts are left to the HTML page."""
 from __future__ import annotations
 
-from .blocks import Cell, Chart, Para, Section, Table
+from .blocks import Cell, Chart, Explorer, Para, Section, Table
 
 MARK_EMOJI = {"pass": "✅", "fail": "❌", "neutral": "⚪"}  # coloured where Markdown is rendered, plain in text
 
@@ -20,6 +20,8 @@ def render_markdown(sections: list[Section]) -> str:
                 out += _markdown_table(b) + [""]
             elif isinstance(b, Chart):
                 charts += 1
+            elif isinstance(b, Explorer):
+                out += ["(the explorer is interactive: see report.html)", ""]
         if charts:
             out += [f"({charts} chart{'s' if charts > 1 else ''}: see report.html)", ""]
     return "\n".join(out).rstrip() + "\n"
