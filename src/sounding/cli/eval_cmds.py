@@ -133,7 +133,7 @@ def diff_cmd(
     else:
         _print_diff(d, run_a, run_b, top, dataset.queries if dataset else {})
     if html is not None:
-        err.print(f"explorer page: {escape(str(html))}", highlight=False)
+        err.print(f"explorer page: {escape(str(html))}", highlight=False, soft_wrap=True)
 
 
 def _print_diff(d, run_a: Path, run_b: Path, top: int, texts: dict[str, str]) -> None:

@@ -70,8 +70,8 @@ class _Frame:
         return out
 
     def label(self, y: float, setting: str) -> str:
-        return (f'<text x="{self.label_w - PAD:.1f}" y="{y + 4:.1f}" text-anchor="end" class="label">'
-                f'<title>{escape(setting)}</title>{escape(short_label(setting))}</text>')
+        return (f'<g><title>{escape(setting)}</title><text x="{self.label_w - PAD:.1f}" y="{y + 4:.1f}" '
+                f'text-anchor="end" class="label">{escape(short_label(setting))}</text></g>')
 
     def svg(self, parts: list[str], label: str) -> Markup:
         """The chart as markup for the page: every part is numbers formatted here or text escaped here."""
