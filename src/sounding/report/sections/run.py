@@ -36,9 +36,11 @@ def input_warnings(res: ResultTable) -> list[Para]:
             if row.get("queries_without_hits"):
                 by_count.setdefault((row["queries_without_hits"], row.get("n_queries")), []).append(st)
         for (n, of), names in by_count.items():
-            where = (f"in all {len(settings)} settings" if len(names) == len(settings) and len(names) > 1
+            others = [st for st in settings if st not in names]
+            where = (f"in all {len(settings)} settings" if not others and len(names) > 1
                      else f"in {', '.join(names)}" if len(names) <= 3
-                     else f"in {len(names)} of {len(settings)} settings ({', '.join(names)})")
+                     else f"in {len(names)} of {len(settings)} settings (all but {', '.join(others)})"
+                     if len(others) <= 3 else f"in {len(names)} of {len(settings)} settings ({', '.join(names)})")
             of = f"{of:,}" if isinstance(of, int) else "?"
             out.append(Para(f"{d}: {n:,} of {of} queries got no hits {where} (for BM25: no query term is in "
                             f"the index); they score 0.", "note"))

@@ -126,6 +126,7 @@
       tr.dataset.qid = r.qid;
       tr.dataset.i = r.i;
       const id = el("td", "qid", r.qid);
+      id.title = r.qid;
       const text = el("td", "qtext", r.text);
       text.title = r.text;
       const d = el("td", "num " + (r.diff > 0 ? "up" : r.diff < 0 ? "down" : ""), fmt(r.diff, true));
@@ -164,7 +165,10 @@
     const lists = [ds.systems[a].lists[q], ds.systems[b].lists[q]];
     const values = [ds.systems[a].values[q], ds.systems[b].values[q]];
     const head = el("div", "x-query");
-    head.append(el("span", "qid", query[0] + " "), el("strong", "", query[1]));
+    const text = el("strong", "", query[1]);
+    text.title = "click to show it all";
+    text.addEventListener("click", () => text.classList.toggle("open"));
+    head.append(el("span", "qid", query[0]), text);
     const cols = el("div", "x-cols");
     [a, b].forEach((s, side) => {
       const other = new Map(lists[1 - side].map((d, r) => [d, r + 1]));
@@ -202,6 +206,7 @@
     top.append(el("span", "rank", rank + "."),
       el("span", "grade " + (g === null ? "unjudged" : g > 0 ? "rel" : "nonrel"), g === null ? "unjudged" : "grade " + g),
       el("span", "docid", doc[0]));
+    top.lastChild.title = doc[0];
     if (other.has(d)) top.append(el("span", "both", "#" + other.get(d) + " in " + otherName));
     const t = el("div", "title");
     t.append(marked(doc[1], doc[2], terms));
