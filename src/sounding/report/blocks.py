@@ -114,10 +114,10 @@ def per_second(v: float) -> str:
 
 
 # -- cells ---------------------------------------------------------------------------------------------------
-def text_cell(text, title: str = "", numeric: bool = False) -> Cell:
+def text_cell(text, title: str = "", numeric: bool = False, nowrap: bool = False) -> Cell:
     """A cell without a data-value (labels, counts, intervals); numeric ones are right-aligned."""
-    return Cell(MISSING if text is None or text == "" else str(text), classes=("count",) if numeric else (),
-                title=title)
+    classes = (("count",) if numeric else ()) + (("nowrap",) if nowrap else ())
+    return Cell(MISSING if text is None or text == "" else str(text), classes=classes, title=title)
 
 
 def num_cell(value: float | None, kind: str, fmt: Callable[[float], str] = f4, *, best: bool = False,

@@ -57,7 +57,7 @@ def _significance_line(res, dataset, st, c, t_holm, r_holm) -> list[Cell]:
     verdict = ("better" if c.diff > 0 else "worse") if r_holm < ALPHA else "n.s."
     return [setting_cell(res, dataset, st), text_cell(c.n, numeric=True),
             num_cell(c.diff, "sig-diff", signed4, **attrs),
-            text_cell(f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]", numeric=True),
+            text_cell(f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]", numeric=True, nowrap=True),
             text_cell(f"{c.wins}/{c.ties}/{c.losses}", numeric=True),
             num_cell(c.t_pvalue, "p-t", pvalue, **attrs), num_cell(t_holm, "p-t-holm", pvalue, **attrs),
             num_cell(c.rand_pvalue, "p-rand", pvalue, **attrs), num_cell(r_holm, "p-rand-holm", pvalue, **attrs),

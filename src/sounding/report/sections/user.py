@@ -27,10 +27,13 @@ def section(res: ResultTable) -> Section:
         adjusted = iter(holm([t["rand_pvalue"] for t in tests if t]) if any(tests) else [])
         for r, t in zip(rows, tests):
             body.append(_user_line(res, r, t, next(adjusted) if t else None))
-    head = ["dataset", "system", "source", MAIN, f"BM25 {MAIN}", "BM25 published", f"Δ {MAIN}", "95% CI",
+    head = ["dataset", "system", MAIN, f"BM25 {MAIN}", "BM25 published", f"Δ {MAIN}", "95% CI",
             "wins/ties/losses", "p t-test", "p randomization", "p rand. (Holm)", "verdict", "judged@10",
             "BM25 judged@10"]
     s.blocks.append(Table(head, body))
+    # each system's source once, under the table (a column of them would push the table past the window)
+    sources = dict.fromkeys(f"{r['setting']}: {r.get('kind', '?')} {r.get('source') or '?'}" for r in user_rows(res))
+    s.blocks.extend(Para(text, "note") for text in sources)
     for d in res.datasets:
         s.blocks.extend(_user_published_table(res, d))
     return s
@@ -41,7 +44,9 @@ def _user_line(res: ResultTable, r: dict, t: dict | None, p_holm: float | None) 
     ref = t["reference"] if t else "sounding.bm25.flat.anserini"
     ref_row = res.row(d, ref) or {}
     attrs = dict(dataset=d, setting=st, measure=MAIN)
-    line = [text_cell(d), setting_cell(res, d, st), text_cell(f"{r.get('kind', '?')}: {r.get('source') or '?'}"),
+    system = setting_cell(res, d, st)
+    system.title = f"{r.get('kind', '?')}: {r.get('source') or '?'}"
+    line = [text_cell(d), system,
             num_cell(res.metric(d, st, MAIN), "user-run", **attrs),
             num_cell(res.metric(d, ref, MAIN), "user-reference", dataset=d, setting=ref, measure=MAIN),
             num_cell(as_number((ref_row.get("published") or {}).get(MAIN)), "user-published", dataset=d,
@@ -51,7 +56,7 @@ def _user_line(res: ResultTable, r: dict, t: dict | None, p_holm: float | None) 
     else:
         verdict = ("better" if t["diff"] > 0 else "worse") if p_holm < ALPHA else "n.s."
         line += [num_cell(t["diff"], "user-diff", signed4, **attrs),
-                 text_cell(f"[{t['ci_low']:+.4f}, {t['ci_high']:+.4f}]", numeric=True),
+                 text_cell(f"[{t['ci_low']:+.4f}, {t['ci_high']:+.4f}]", numeric=True, nowrap=True),
                  text_cell(f"{t['wins']}/{t['ties']}/{t['losses']}", numeric=True),
                  num_cell(t["t_pvalue"], "user-p-t", pvalue, **attrs),
                  num_cell(t["rand_pvalue"], "user-p-rand", pvalue, **attrs),
