@@ -11,7 +11,9 @@ def section(res: ResultTable) -> Section:
     s.blocks.append(Para(
         "Index time and size per dataset (one index serves every parameter setting of a layout family; "
         "comparators' own indexes are not measured here), search time for all queries and queries per "
-        "second. Timings depend on the machine named at the top."))
+        "second, and apart from them the set-up: building the setting's norms and impacts and compiling its "
+        "kernels (numba; on a first run only, later runs load them from its cache), timed by a warm-up search "
+        "of one query. Timings depend on the machine named at the top."))
     body = []
     for r in res.rows():
         d, st = r["dataset"], r["setting"]
@@ -21,9 +23,10 @@ def section(res: ResultTable) -> Section:
                      num_cell(as_number(r.get("index_seconds")), "op", seconds, measure="index_seconds", **attrs),
                      num_cell(as_number(r.get("index_bytes")), "op", megabytes, measure="index_bytes", **attrs),
                      num_cell(as_number(r.get("search_seconds")), "op", seconds, measure="search_seconds", **attrs),
-                     num_cell(as_number(r.get("qps")), "op", per_second, measure="qps", **attrs)])
+                     num_cell(as_number(r.get("qps")), "op", per_second, measure="qps", **attrs),
+                     num_cell(as_number(r.get("setup_seconds")), "op", seconds, measure="setup_seconds", **attrs)])
     s.blocks.append(Table(["dataset", "setting", "engine", "queries", "index time", "index size", "search time",
-                           "queries/s"], body))
+                           "queries/s", "set-up (apart)"], body))
     models = [r for r in res.rows() if isinstance(r.get("model"), dict)]
     for r in models:
         m = r["model"]
