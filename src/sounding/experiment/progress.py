@@ -10,9 +10,11 @@ and any other step named by `step`.
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Callable, Iterator
 
 COMPILING = "compiling kernels (first run only)"
+SLOW_SETUP = 1.0  # seconds: a set-up this long was compiling, and the log says so
 
 
 class Steps:
@@ -62,6 +64,14 @@ class LogSteps(Steps):
 
     def setting(self, dataset: str, name: str) -> None:
         self.log(f"{dataset}: {name}")
+
+    @contextlib.contextmanager
+    def compiling(self, dataset: str, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        yield
+        seconds = time.perf_counter() - start
+        if seconds >= SLOW_SETUP:
+            self.log(f"{dataset}: {name} set up in {seconds:.1f} s ({COMPILING}; not counted as search time)")
 
 
 __all__ = ["COMPILING", "LogSteps", "Steps"]
