@@ -489,3 +489,14 @@ def test_a_table_wider_than_the_window_scrolls_in_its_own_box(tmp_path):
     scrolling = [t for t in layout["tables"] if t["width"] > t["box"] + 0.5]
     assert {t["caption"] for t in scrolling} >= {"nDCG@10", "R@100"}
     assert all(t["box_right"] <= 1400 and t["scrolls"] >= t["width"] - 0.5 for t in scrolling)
+
+
+def test_reused_rows_are_listed_with_their_date(tmp_path):
+    rows = make_out(tmp_path)
+    rows[0].update(reused=True, computed="2026-11-28T10:00:00+00:00")
+    rows[5].update(reused=True, computed="2026-11-27T09:00:00+00:00")
+    md = markdown_report(rows, {})
+    assert "2 of 16 rows were reused from earlier runs into this folder" in md
+    assert f"| scifact | {FLAT_A} | 2026-11-28T10:00:00+00:00 |" in md
+    assert f"| arguana | {MULTI_A} | 2026-11-27T09:00:00+00:00 |" in md
+    assert "were reused" not in markdown_report(make_out(tmp_path / "fresh"), {})

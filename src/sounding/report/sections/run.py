@@ -1,7 +1,7 @@
 """The "Run" section: what ran where, the gate verdict, the pytrec_eval cross-check, and the inputs to doubt."""
 from __future__ import annotations
 
-from ..blocks import Cell, Para, Section, Table, text_cell
+from ..blocks import Cell, Para, Section, Table, setting_cell, text_cell
 from ..results import ResultTable
 
 
@@ -18,6 +18,7 @@ def section(res: ResultTable, meta: dict) -> Section:
         s.blocks.append(Para(f"gate failure: {f}", "fail"))
     s.blocks.extend(_crosscheck_paras(res))
     s.blocks.extend(input_warnings(res))
+    s.blocks.extend(_reused_blocks(res))
     s.blocks.extend(Para(n, "note") for n in res.notes)
     return s
 
@@ -45,6 +46,19 @@ def input_warnings(res: ResultTable) -> list[Para]:
             out.append(Para(f"{d}: {n:,} of {of} queries got no hits {where} (for BM25: no query term is in "
                             f"the index); they score 0.", "note"))
     return out
+
+
+def _reused_blocks(res: ResultTable) -> list:
+    """The rows this run took from earlier runs into the same folder (row `reused`), each with the date it was
+    computed (row `computed`, ISO 8601): their timings are those of that run."""
+    reused = [r for r in res.rows() if r.get("reused")]
+    if not reused:
+        return []
+    body = [[text_cell(r["dataset"]), setting_cell(res, r["dataset"], r["setting"]), text_cell(r.get("computed"))]
+            for r in reused]
+    return [Para(f"{len(reused)} of {len(res.cell)} rows were reused from earlier runs into this folder: everything "
+                 f"that made them was the same. Their timings are those of the run that computed them.", "note"),
+            Table(["dataset", "setting", "computed"], body, "Rows reused, with the date each was computed")]
 
 
 def _crosscheck_paras(res: ResultTable) -> list[Para]:
