@@ -20,6 +20,7 @@ from pathlib import Path
 from ...errors import SoundingError
 
 FORMAT = 1
+MAX_QUERIES = 2000  # queries a dataset shows at most (evenly spaced in qid order above): the page stays small
 SNIPPET = 240  # characters of text shown per document
 TITLE = 160  # characters of a title shown
 SCAN = 6000  # characters of a document's text searched for its snippet
@@ -62,19 +63,22 @@ def build_topics(queries: Mapping[str, str], qrels: Mapping[str, Mapping[str, in
                  analyzer: str, rankings: Iterable[Mapping[str, list[str]]]) -> dict:
     """{"analyzer", "terms" (the queries' analysed terms), "queries" {qid: [text, [term numbers]]}, "qrels",
     "docs" {docid: [title, title marks, snippet, snippet marks]}}: marks are [start, end, term number, ...]
-    spans of the shown text. Queries are the judged ones; documents those in a ranking or judged relevant."""
+    spans of the shown text. Queries are the judged ones (at most MAX_QUERIES: `explored`); documents those
+    in their rankings or judged relevant to them."""
     from ...analysis import get_analyzer
 
     analyze = get_analyzer(analyzer)
-    judged = sorted(q for q, j in qrels.items() if j)
+    judged = explored(sorted(q for q, j in qrels.items() if j))
     query_terms = {q: sorted(set(analyze(queries.get(q, "")))) for q in judged}
     vocabulary = sorted({t for terms in query_terms.values() for t in terms})
     number = {t: i for i, t in enumerate(vocabulary)}
     shown_for: dict[str, set[str]] = {}  # docid -> the queries whose lists or relevant documents hold it
+    kept = set(judged)
     for lists in rankings:
         for q, docs in lists.items():
-            for d in docs:
-                shown_for.setdefault(d, set()).add(q)
+            if q in kept:
+                for d in docs:
+                    shown_for.setdefault(d, set()).add(q)
     for q in judged:
         for d, g in qrels[q].items():
             if g > 0:
@@ -89,6 +93,13 @@ def build_topics(queries: Mapping[str, str], qrels: Mapping[str, Mapping[str, in
     return {"analyzer": analyzer, "terms": vocabulary,
             "queries": {q: [queries.get(q, ""), [number[t] for t in query_terms[q]]] for q in judged},
             "qrels": {q: dict(qrels[q]) for q in judged}, "docs": docs}
+
+
+def explored(qids: list[str]) -> list[str]:
+    """The queries the explorer shows: all of them, or MAX_QUERIES evenly spaced in the order given."""
+    if len(qids) <= MAX_QUERIES:
+        return qids
+    return [qids[i * len(qids) // MAX_QUERIES] for i in range(MAX_QUERIES)]
 
 
 class _Marker:

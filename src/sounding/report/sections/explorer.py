@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..blocks import Explorer, Para, Section
 from ..charts import colours
+from ..explorer.topics import MAX_QUERIES
 from ..results import MAIN, ResultTable
 from .common import user_rows
 from .verdict import best_bm25
@@ -22,7 +23,8 @@ def section(res: ResultTable, per_query: dict | None, out_dir: Path | None) -> S
         f"union (KTU) of the two top {TOP} lists, as repro_eval defines them (docs/definitions.md). Click a "
         f"query to see both top {TOP} lists side by side: each document's grade (unjudged ones marked), title "
         f"and a snippet with the words the index matches to the query's terms highlighted, where it ranks in "
-        f"the other list, and the relevant documents each list misses."))
+        f"the other list, and the relevant documents each list misses. A dataset with more than "
+        f"{MAX_QUERIES:,} judged queries shows {MAX_QUERIES:,} of them, evenly spaced in query id order."))
     data = _data(res, per_query or {}, out_dir) if out_dir is not None else None
     if data is None:
         s.blocks.append(Para("No rankings to explore: the rows' per-query files hold no top 10 lists, or "
