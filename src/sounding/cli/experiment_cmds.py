@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import shlex
 import sys
 from pathlib import Path
 
@@ -14,14 +13,16 @@ from rich.text import Text
 from ..escape import terminal
 
 from ..results import ResultRow
-from .app import app
+from .app import app, command_line
+from .options import Device
 
 console = Console(width=None if sys.stdout.isatty() else 140)
 
 
 @app.command("run")
 def run_cmd(
-    datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`) or folders in BEIR layout"),
+    datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`), ir_datasets ids "
+                                                  "(beir/scifact/test, mr-tydi/ja/test, ...) or folders in BEIR layout"),
     out: Path = typer.Option(Path("sounding-out"), "--out", "-o", help="output folder (results.json, runs, reports)"),
     layouts: str = typer.Option(None, help="comma-separated layouts (default: flat,multifield,multifield-max,bm25f; "
                                 "with --retriever/--run and no BM25 option: the flat reference row only)"),
@@ -55,6 +56,9 @@ def run_cmd(
                                         "user.NAME, tested against BM25 (repeatable)"),
     run: list[str] = typer.Option(None, "--run", help="NAME=PATH: an existing TREC run file (plain or .gz; "
                                   "{dataset} in PATH is the dataset name) as row user.NAME (repeatable)"),
+    device: Device = "auto",
+    metadata: bool = typer.Option(False, "--metadata", help="start every run file with an ir_metadata header "
+                                  "(PRIMAD: version, setting, analyzer, dataset id and checksums, machine) as # lines"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
     from ..errors import SoundingError
@@ -75,7 +79,7 @@ def run_cmd(
             variants=[v for v in variants.split(",") if v], ray=ray, shards=shards,
             retrievers=_named(retriever, "--retriever", "package.module:factory"),
             runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
-            gzip_runs=run_format == "gz", command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "",
+            gzip_runs=run_format == "gz", metadata=metadata, device=device, command=command_line(),
             log=log, steps=steps)
         if phase == "index":
             console.print(f"indexes ready in {out / 'indexes'}")
@@ -143,7 +147,9 @@ def _table(rows: list[ResultRow]) -> Table:
         m = r.metrics
         pub = (r.published or {}).get("nDCG@10")
         setup = r.extra.get("setup_seconds")
-        t.add_row(terminal(r.dataset), terminal(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
+        irds = r.extra.get("ir_datasets")
+        t.add_row(terminal(f"{r.dataset} ({irds})" if irds else r.dataset),
+                  terminal(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
                   f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
                   f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–",

@@ -42,14 +42,16 @@ from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
+from ..eval.measures import sets as measure_sets
+from ..provenance import cpu_name
 from ..eval.metrics import judged_qids
 from .progress import LogSteps, Steps
 from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
 from .settings import Setting, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
-BEIR_MEASURES = ["nDCG@10", "R@100", "R@1000", "RR@100", "judged@10", "nDCG'@10", "bpref"]
-MRTYDI_MEASURES = ["RR@100", "R@100", "Success@100", "nDCG@10", "judged@10", "nDCG'@10", "bpref"]
+BEIR_MEASURES = list(measure_sets.BEIR)  # what a row holds (eval/measures/sets.py)
+MRTYDI_MEASURES = list(measure_sets.MRTYDI)
 POOL_K, POOL_SHOWN = 10, 5  # a row names the POOL_SHOWN queries with the most unjudged hits in its top POOL_K
 GATE_POINTS = 0.01  # "more than one point below" a published figure or a comparator
 
@@ -61,6 +63,7 @@ class ExperimentResult:
     gate_failures: list[str] = field(default_factory=list)
     crosscheck_failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    datasets: dict[str, Dataset] = field(default_factory=dict, repr=False)  # by name: what the rows were scored on
 
     def to_dicts(self) -> list[dict]:
         """The rows as results.json holds them."""
@@ -69,6 +72,13 @@ class ExperimentResult:
     def to_pandas(self):
         """One DataFrame row per result, one column per measure (needs pandas)."""
         return to_pandas(self.rows)
+
+    def to_mteb(self, folder: str | Path, arms: Iterable[str] = ("dense",)) -> list[Path]:
+        """Write the rows of `arms` (the dense ones by default) as MTEB result files under `folder`:
+        `<model>/<revision>/<Task>.json` (experiment/mteb.py says what each holds). Returns the files written."""
+        from .mteb import write_mteb
+
+        return write_mteb(self, folder, tuple(arms))
 
 
 def _one_writer(fn):
@@ -106,6 +116,8 @@ def run_experiment(
     runs: Mapping[str, str | Path] | None = None,
     unverified_data: bool = False,
     gzip_runs: bool = False,
+    metadata: bool = False,
+    device: str = "auto",
     command: str = "",
     log: Callable[[str], None] = print,
     steps: Steps | None = None,
@@ -123,6 +135,9 @@ def run_experiment(
     BM25 setting was asked for (experiment/user_systems.py).
 
     `gzip_runs`: run files are written gzip-compressed (`<setting>.trec.gz`); every reader takes both.
+    `device`: where the dense, sparse and rerank models run: auto (the best available), cpu, cuda or mps
+    (dense/device.py; float16 on a GPU); rows name the device used.
+    `metadata`: every run file starts with an ir_metadata header (sounding.provenance; experiment/run_metadata.py).
 
     `log` takes the run's messages; `steps` (experiment/progress.py) is told each step as it starts and
     ends (default: a log line per index build and per setting).
@@ -155,8 +170,10 @@ def run_experiment(
     if hits is not None:
         validate.integer("hits", hits)
     threads = validate.threads(threads) if threads else (os.cpu_count() or 1)
+    device = _checked_device(device, settings)
     # fail fast on any bad name or folder, and on data that is not what the registry says it is
     loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified_data) for d in datasets]
+    loaded = list({(ds.name, ds.split): ds for ds in loaded}.values())  # one dataset named twice: once
     for ds in loaded:
         if ds.corpus_path is None:
             raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
@@ -181,13 +198,14 @@ def run_experiment(
                 log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
                     f"at most {index_info['n_docs']:,} per query")
             searchers: dict = {}  # this dataset's Searcher, shared by its settings
+            header_for = _header_for(ds, index_info, out, command) if metadata else None
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
                     _Finisher(enabled=not on_ray) as finisher:
                 steps.settings(ds.name, len(settings))
                 for s in settings:
                     got = _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray, gzip_runs,
                                        searchers, None if on_ray else judged,  # shards: their own numbers
-                                       finisher.later(s), steps)
+                                       finisher.later(s), header_for, device, steps)
                     if isinstance(got, Future):
                         got.add_done_callback(lambda _, name=s.name, d=ds.name: steps.finished(d, name))
                     else:
@@ -206,12 +224,13 @@ def run_experiment(
     _write_json(out / "run.json", {
         "format": "sounding-run", "version": RESULTS_FORMAT, "sounding_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
-        "machine": {"cpu": _cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
+        "machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
         "datasets": [ds.name for ds in loaded], "settings": [s.name for s in settings],
         "gate": {"passed": not failures, "failures": failures} if gate else None,
         **({"ray": on_ray.info} if on_ray else {}),
     })
-    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start)
+    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start,
+                            {ds.name: ds for ds in loaded})
 
 
 def _explorer_topics(ds: Dataset, out: Path, index_info: dict, rows: list[ResultRow], steps: Steps) -> None:
@@ -240,6 +259,25 @@ def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log)
 
     check_settings(settings)
     return RayGrid(ray, shards, log)
+
+
+def _checked_device(device: str, settings: list[Setting]) -> str:
+    """The device's name; when a model arm will run, a device this machine lacks is one line now, not after the
+    indexing (the rows name the device each model used)."""
+    from ..dense.device import check_device, resolve_device
+
+    device = check_device(device)
+    if any(s.arm in ("dense", "hybrid", "sparse", "rerank") for s in settings):
+        resolve_device(device)
+    return device
+
+
+def _header_for(ds: Dataset, index_info: dict, out: Path, command: str) -> Callable:
+    """(setting, depth) -> the ir_metadata header of that setting's run file on `ds` (experiment/run_metadata.py)."""
+    from .run_metadata import setting_header
+
+    return functools.partial(setting_header, ds, index_info.get("analyzer"), _corpus_sha256(Path(ds.corpus_path), out),
+                             command)
 
 
 # -- indexing ----------------------------------------------------------------------------------
@@ -344,6 +382,7 @@ class _Finisher:
 def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
                  on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
                  judged: JudgedDocs | None = None, later: _Finisher | None = None,
+                 header_for: Callable | None = None, device: str = "auto",
                  steps: Steps | None = None) -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
@@ -353,7 +392,8 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
                   json.dumps(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())), f"results-{RESULTS_FORMAT}",
                   ",".join(measures),
-                  *([user_key] if user_key else []), *(["runs-gz"] if gzip_runs else []))
+                  *([user_key] if user_key else []), *(["runs-gz"] if gzip_runs else []),
+                  *(["metadata"] if header_for else []))
     row_file = out / "rows" / ds.name / f"{s.name}.json"
     if row_file.is_file() and user_key is not None:  # a user system without a fingerprint is never reused
         cached = json.loads(row_file.read_text())
@@ -373,7 +413,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     else:
         from .arms import ArmContext, run_arm
 
-        ctx = ArmContext(out=out, k=k_docs, threads=threads,
+        ctx = ArmContext(out=out, k=k_docs, threads=threads, device=device,
                          bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray, searchers=searchers)[0],
                          log=log,
                          ray=on_ray)
@@ -383,19 +423,19 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
     finish = functools.partial(_finish_setting, ds, s, out, index_info, k, measures, key, row_file, run_file, run,
-                               results, seconds, extra, threads, judged, on_ray)
+                               results, seconds, extra, threads, judged, on_ray, header_for(s, k) if header_for else "")
     return later.submit(finish) if later is not None else finish()
 
 
 def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int, measures: list[str], key: str,
                     row_file: Path, run_file: Path, run, results, seconds: float, extra: dict, threads: int,
-                    judged: JudgedDocs | None, on_ray) -> ResultRow:
+                    judged: JudgedDocs | None, on_ray, header: str = "") -> ResultRow:
     """Write the run file, score, cross-check, and write the per-query values and the row."""
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
     # a Sounding search's run is written and scored from its arrays (experiment/scoring.py: the same bytes
     # and values as from dicts), the writing in a second thread
     scored = write_and_score(run_file, s.name, ds.qrels, ds.queries, measures, results=results, run=run,
-                             pool_k=POOL_K, judged=judged)
+                             pool_k=POOL_K, judged=judged, header=header)
     per_query, unjudged, metrics, raw_metrics = scored.per_query, scored.unjudged, scored.metrics, scored.raw_metrics
     pq_file = out / "per_query" / ds.name / f"{s.name}.json"
     _write_json(pq_file, per_query)
@@ -404,7 +444,7 @@ def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int
 
         extra.update(row_extras(s, ds.name, out, per_query))
     row = ResultRow.from_dict({
-        "dataset": ds.name, **s.describe(), "metrics": metrics, "raw_metrics": raw_metrics, "n_queries": len(ds.qrels),
+        "dataset": ds.name, **({"ir_datasets": ds.irds_id} if ds.irds_id else {}), **s.describe(), "metrics": metrics, "raw_metrics": raw_metrics, "n_queries": len(ds.qrels),
         "crosscheck": scored.crosscheck_row(),
         "index_seconds": index_info["index_seconds"] if s.engine == "sounding" else None,
         "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,
@@ -532,13 +572,3 @@ def _check_out_dir(out: Path) -> None:
             raise SoundingError(f"{out} holds results of another Sounding format (version {version}); "
                                 f"choose a new --out or delete the folder")
     out.mkdir(parents=True, exist_ok=True)
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
