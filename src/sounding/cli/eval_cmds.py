@@ -167,6 +167,7 @@ def diff_cmd(
 
 
 def _print_diff(d, run_a: Path, run_b: Path, top: int, texts: dict[str, str]) -> None:
+    from rich.table import Table
     from rich.text import Text
 
     from ..escape import terminal
