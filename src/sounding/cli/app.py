@@ -7,7 +7,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..errors import SoundingError
+from ..errors import SoundingError, UserCodeError
+from ..escape import terminal
 
 app = typer.Typer(
     name="sounding",
@@ -29,9 +30,20 @@ def version() -> None:
     print(__version__)
 
 
+_options = {"debug": False}
+
+
 @app.callback()
-def _root() -> None:
+def _root(debug: bool = typer.Option(False, "--debug", help="on an error in your own code (a retriever's "
+                                     "factory, index or search), also print its full traceback")) -> None:
     """Sounding: retrieval engine and zero-shot evaluation harness (BEIR, Mr. TyDi)."""
+    _options["debug"] = debug
+
+
+def shown(text: object) -> str:
+    """Untrusted text (ids, names, paths, messages quoting them) for a rich console line: control characters
+    shown as escapes (`sounding.escape.terminal`), rich markup taken as text."""
+    return escape(terminal(text))
 
 
 _done = {"exit": False}  # set by a command whose work is all on disk and on screen once it returns
@@ -98,16 +110,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    _options["debug"] = False
     try:
         app(args=argv)  # standalone mode: typer prints usage errors itself and exits
     except SoundingError as e:
-        # escape: a message's own brackets (e.g. pip install -e '.[scale]') are text, not rich markup
-        Console(stderr=True).print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
+        message = str(e)
+        if isinstance(e, UserCodeError):
+            if _options["debug"]:
+                import traceback
+
+                traceback.print_exception(e.__cause__ or e, file=sys.stderr)
+            else:
+                message += " (`sounding --debug …` prints its traceback)"
+        # shown: a message's own brackets (e.g. pip install -e '.[scale]') are text, not rich markup, and
+        # its control characters (from a file name or an id it quotes) are shown as escapes
+        Console(stderr=True).print(f"[red]error:[/red] {shown(message)}", highlight=False, soft_wrap=True)
         return 2
     except OSError as e:  # a fault no command turned into a SoundingError: still one line
         from ..io import os_error
 
-        Console(stderr=True).print(f"[red]error:[/red] {escape(str(os_error(e)))}", highlight=False, soft_wrap=True)
+        Console(stderr=True).print(f"[red]error:[/red] {shown(os_error(e))}", highlight=False, soft_wrap=True)
         return 2
     except MemoryError:
         Console(stderr=True).print("[red]error:[/red] out of memory; ask for fewer hits or queries at a time, "

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .app import app, exit_when_done
+from .app import app, exit_when_done, shown
 
 _MEASURE_HELP = ("Measure, e.g. nDCG@10, R@100, RR@100, P@10, AP, Success@100, judged@10, nDCG'@10 (judged-only list, "
                  "trec_eval -J), bpref (repeatable).")
@@ -25,13 +25,11 @@ def _coverage_note(qrels, run, console: Console, name: object = "run") -> None:
 
     One line: a warning for an empty run or one with no judged query, else a note of the queries missing.
     """
-    from rich.markup import escape
-
     from ..eval import coverage_warnings
 
     warnings = coverage_warnings(qrels, run, str(name))
     for w in warnings:
-        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
+        console.print(f"[yellow]warning:[/yellow] {shown(w)}", highlight=False, soft_wrap=True)
     if warnings:
         return
     judged = [q for q, j in qrels.items() if j]
@@ -114,8 +112,6 @@ def compare_cmd(
     """Paired t-test, randomization test, bootstrap 95% CI and win/tie/loss; Holm-corrected across measures."""
     from dataclasses import asdict
 
-    from rich.markup import escape
-
     from ..eval import compare, coverage_warnings, holm, per_query_arrays, read_qrels, read_run
 
     ms = _measures(measure)
@@ -124,7 +120,7 @@ def compare_cmd(
     err = Console(stderr=True)
     for path, r in ((run_a, ra), (run_b, rb)):
         for w in coverage_warnings(q, r, str(path)):
-            err.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
+            err.print(f"[yellow]warning:[/yellow] {shown(w)}", highlight=False, soft_wrap=True)
     _, va = per_query_arrays(q, ra, ms, remove_self_hits=remove_self_hits)
     _, vb = per_query_arrays(q, rb, ms, remove_self_hits=remove_self_hits)
     results = {n: compare(va[n], vb[n], permutations=permutations, seed=seed) for n in va}

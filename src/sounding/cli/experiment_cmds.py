@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..results import ResultRow
-from .app import app
+from .app import app, shown
 
 console = Console(width=None if sys.stdout.isatty() else 140)
 
@@ -65,18 +65,18 @@ def run_cmd(
         shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
         runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
         gzip_runs=run_format == "gz",
-        command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{m}[/dim]"),
+        command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{shown(m)}[/dim]"),
     )
     if phase == "index":
         console.print(f"indexes ready in {out / 'indexes'}")
         return
     console.print(_table(result.rows))
     for d in dict.fromkeys(r.dataset for r in result.rows if r.unverified_data):  # once per dataset
-        console.print(f"[yellow]warning:[/yellow] {d}: unverified data (counts differ from the registry's); "
+        console.print(f"[yellow]warning:[/yellow] {shown(d)}: unverified data (counts differ from the registry's); "
                       f"not comparable with published figures")
     for r in result.rows:
         if r.queries_without_hits:
-            console.print(f"[yellow]warning:[/yellow] {r.dataset} {r.setting}: {r.queries_without_hits:,} of "
+            console.print(f"[yellow]warning:[/yellow] {shown(r.dataset)} {shown(r.setting)}: {r.queries_without_hits:,} of "
                           f"{r.n_queries:,} queries got no hits")
     from ..report import write_reports
 
@@ -120,7 +120,7 @@ def _table(rows: list[ResultRow]) -> Table:
     for r in rows:
         m = r.metrics
         pub = (r.published or {}).get("nDCG@10")
-        t.add_row(r.dataset, r.setting.removeprefix("sounding.bm25."), f"{m['nDCG@10']:.4f}",
+        t.add_row(shown(r.dataset), shown(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
                   f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
                   f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–")
