@@ -5,15 +5,18 @@
     resolve(name_or_dir, data_dir=None)         folder as is; else data_dir, $SOUNDING_DATA, cache, download
     iter_corpus / load_queries / load_qrels     streaming file readers (gz or plain)
     load_dataset(name_or_dir, split="test")     judged queries + qrels of a split, and the corpus path
+    dataset_identity(ds)                        what the dataset's content is (digests of corpus, queries, qrels)
 """
 from .registry import REGISTRY, DatasetInfo, Split, cache_home, get_info, list_datasets, register
 from .readers import Document, iter_corpus, iter_qrels, load_qrels, load_queries
 from .counts import check_counts, count
 from .fetch import fetch, find_local, resolve
 from .loader import Dataset, load_dataset
+from .identity import DatasetIdentity, corpus_digest, dataset_identity
 
 __all__ = [
     "Document", "DatasetInfo", "Split", "REGISTRY", "list_datasets", "get_info", "register",
     "iter_corpus", "iter_qrels", "load_queries", "load_qrels", "Dataset", "load_dataset", "count",
-    "check_counts", "fetch", "resolve", "find_local", "cache_home",
+    "check_counts", "fetch", "resolve", "find_local", "cache_home", "DatasetIdentity", "corpus_digest",
+    "dataset_identity",
 ]

@@ -3,16 +3,21 @@
 Layout of an output folder (everything keyed by content, so a second run reuses what it can):
 
     OUT/run.json                    metadata, format version, gate verdict
-    OUT/results.json                list of rows, one per dataset × setting
-    OUT/indexes/<dataset>-<key>/    index, key = sha256(corpus file, analyzer, index format)
-    OUT/indexes/corpus-sha256.json  each corpus file's sha256, under its size, modification time and inode
+    OUT/results.json                list of rows, one per dataset × setting of this run
+    OUT/corpus-digests.json         each corpus file's content digest, under its size, modification time and inode
+    OUT/indexes/<dataset>-<key>/    index, key = sha256(corpus content, analyzer, index format)
     OUT/indexes/<dataset>-<key>-<N>shards/   the same as N shards, built on Ray (`--ray`, see on_ray.py)
-    OUT/runs/<dataset>/<setting>.trec       (.trec.gz with gzip_runs, `--runs gz`)
-    OUT/rows/<dataset>/<setting>.json      the row + the cache key it was computed under
-    OUT/per_query/<dataset>/<setting>.json per-query values (for reports and significance)
+    OUT/runs/<label>/<setting>.trec         (.trec.gz with gzip_runs, `--runs gz`)
+    OUT/rows/<label>/<setting>.json         the row, what made it and the digests of its files (rows.py)
+    OUT/per_query/<label>/<setting>.json    per-query values (for reports and significance)
 
-A setting whose row file carries the current key is not recomputed: an interrupted run resumes
-where it stopped, and an unchanged rerun only re-reads rows and rewrites the reports.
+`<label>` is the dataset's name and the start of its identity (`scifact-0d6a3c33b5e1`: experiment/rows.py),
+so two datasets that share a name never share a file; two of them in one run are refused, naming both
+folders (the name is what labels a dataset's rows in results.json and the reports).
+
+A row is reused only when everything that made it is the same and its files are the ones it was scored
+from (rows.reuse); otherwise it is computed again, and the terminal says why. An interrupted run
+resumes where it stopped, and an unchanged rerun only re-reads rows and rewrites the reports.
 """
 from __future__ import annotations
 
@@ -28,12 +33,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .. import __version__
-from ..datasets import Dataset, iter_corpus, load_dataset
+from ..datasets import Dataset, DatasetIdentity, dataset_identity, iter_corpus, load_dataset
 from .. import validate
 from ..errors import SoundingError
 from ..io import atomic_write_json as _write_json
 from ..io import digest as _digest
-from ..io import file_sha256 as _file_sha256
 from ..io import remove_stale, writer_lock
 from ..index import FORMAT_VERSION as INDEX_FORMAT
 from ..index import Index, build_index
@@ -42,6 +46,7 @@ from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
 from ..eval.metrics import judged_qids
+from .rows import folder_label, recipe, reuse, safe_name, write_row
 from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
 from .settings import Setting, grid
 
@@ -50,6 +55,7 @@ BEIR_MEASURES = ["nDCG@10", "R@100", "R@1000", "RR@100", "judged@10", "nDCG'@10"
 MRTYDI_MEASURES = ["RR@100", "R@100", "Success@100", "nDCG@10", "judged@10", "nDCG'@10", "bpref"]
 POOL_K, POOL_SHOWN = 10, 5  # a row names the POOL_SHOWN queries with the most unjudged hits in its top POOL_K
 GATE_POINTS = 0.01  # "more than one point below" a published figure or a comparator
+CORPUS_MEMO = "corpus-digests.json"  # in OUT: datasets.identity's memo of corpus content digests
 
 
 @dataclass
@@ -158,34 +164,37 @@ def run_experiment(
 
         check_run_files(settings, [ds.name for ds in loaded])
 
+    targets = _identified(loaded, out, log)
     rows: list[ResultRow] = []
     checks_failed: list[str] = []
     with on_ray or contextlib.nullcontext():
-        for ds in loaded:
+        for ds, identity in targets:
             if on_ray:
-                index_dir, index_info = on_ray.ensure_index(ds, out, phase)
+                index_dir, index_info = on_ray.ensure_index(ds, out, phase, identity.corpus)
             else:
-                index_dir, index_info = _ensure_index(ds, out, phase, log, positions="proximity" in variants)
+                index_dir, index_info = _ensure_index(ds, identity, out, phase, log, positions="proximity" in variants)
             if phase == "index":
                 continue
-            judged = _check_judged_docs_indexed(ds, on_ray.docids(index_dir) if on_ray
-                                                else Index(index_dir, verify=False).docids)
+            docids = on_ray.docids(index_dir) if on_ray else Index(index_dir, verify=False).docids
+            t = _Target(ds, identity, folder_label(ds.name, identity), index_dir, index_info,
+                        None if on_ray else _check_judged_docs_indexed(ds, docids), docids)
+            if on_ray:  # shards: their own numbers
+                _check_judged_docs_indexed(ds, docids)
             if hits and hits > (index_info.get("n_docs") or hits):
                 log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
                     f"at most {index_info['n_docs']:,} per query")
-            searchers: dict = {}  # this dataset's Searcher, shared by its settings
             with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
                     _Finisher(enabled=not on_ray) as finisher:
                 for s in settings:
-                    finisher.add(s, _run_setting(ds, s, out, index_dir, index_info, hits, threads, log, on_ray,
-                                                 gzip_runs, searchers, None if on_ray else judged,  # shards: own numbers
-                                                 finisher.later(s)))
-                for s, row in finisher.rows():
-                    rows.append(row)
-                    if row.crosscheck and not row.crosscheck["ok"]:
-                        checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
-                                             f"{row.crosscheck['max_diff']:.2e}")
-            searchers.clear()  # its arrays go before the next dataset is indexed
+                    finisher.add(s, _run_setting(t, s, out, hits, threads, log, on_ray, gzip_runs, finisher.later(s)))
+                done = finisher.rows()
+            for s, row in done:
+                rows.append(row)
+                if row.crosscheck and not row.crosscheck["ok"]:
+                    checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
+                                         f"{row.crosscheck['max_diff']:.2e}")
+            _say_reused(ds.name, [row for _, row in done], log)
+            t.searchers.clear()  # its arrays go before the next dataset is indexed
     failures = gate_failures(rows) if gate else []
     if phase != "index":
         _write_json(out / "results.json", [r.to_dict() for r in rows])
@@ -193,7 +202,7 @@ def run_experiment(
         "format": "sounding-run", "version": RESULTS_FORMAT, "sounding_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
         "machine": {"cpu": _cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
-        "datasets": [ds.name for ds in loaded], "settings": [s.name for s in settings],
+        "datasets": [ds.name for ds, _ in targets], "settings": [s.name for s in settings],
         "gate": {"passed": not failures, "failures": failures} if gate else None,
         **({"ray": on_ray.info} if on_ray else {}),
     })
@@ -212,15 +221,35 @@ def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log)
     return RayGrid(ray, shards, log)
 
 
-# -- indexing ----------------------------------------------------------------------------------
-def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = False) -> tuple[Path, dict]:
+# -- datasets and their indexes ----------------------------------------------------------------
+def _identified(loaded: list[Dataset], out: Path, log) -> list[tuple[Dataset, DatasetIdentity]]:
+    """Each dataset with its identity (datasets.identity). One name for two different datasets is refused,
+    naming both folders: results.json, the terminal and the reports label a dataset by its name. The same
+    data given twice under one name runs once."""
+    seen: dict[str, tuple[Dataset, DatasetIdentity]] = {}
+    for ds in loaded:
+        identity = dataset_identity(ds, memo=out / CORPUS_MEMO)
+        first = seen.setdefault(ds.name, (ds, identity))
+        if first[0] is ds:
+            continue
+        if first[1].key == identity.key:
+            log(f"{ds.name}: given twice ({first[0].root} and {ds.root}, the same data); run once")
+            continue
+        differ = ", ".join(identity.changed(first[1].to_dict()))
+        raise SoundingError(f"two datasets are named {ds.name!r} but hold different data (different {differ}): "
+                            f"{first[0].root} and {ds.root}; rename one of the folders (the name labels its rows, "
+                            f"run files and report columns)")
+    return list(seen.values())
+
+
+def _ensure_index(ds: Dataset, identity: DatasetIdentity, out: Path, phase: str, log,
+                  positions: bool = False) -> tuple[Path, dict]:
     analyzer = default_analyzer(ds.language)
-    key = _digest(_corpus_sha256(Path(ds.corpus_path), out), analyzer, f"index-format-{INDEX_FORMAT}",
-                  *(["positions"] if positions else []))
-    index_dir = out / "indexes" / f"{ds.name}-{key[:12]}"
-    info_file = index_dir / "build.json"
-    if info_file.is_file():
-        return index_dir, json.loads(info_file.read_text())
+    key = _digest(identity.corpus, analyzer, f"index-format-{INDEX_FORMAT}", *(["positions"] if positions else []))
+    index_dir = out / "indexes" / f"{safe_name(ds.name)}-{key[:12]}"
+    info = _index_info(index_dir, key, log)
+    if info is not None:
+        return index_dir, info
     if phase == "search":
         raise SoundingError(f"{ds.name}: no index in {out / 'indexes'}; run `sounding run --phase index` first")
     log(f"indexing {ds.name} ({analyzer})")
@@ -228,32 +257,26 @@ def _ensure_index(ds: Dataset, out: Path, phase: str, log, positions: bool = Fal
                          positions=positions)
     info = {"key": key, "analyzer": analyzer, "index_seconds": report.seconds, "index_bytes": report.bytes,
             "n_docs": report.n_docs, "empty_docs": report.empty_docs, "docs_without_title": report.docs_without_title}
-    _write_json(info_file, info)
+    _write_json(index_dir / "build.json", info)
     return index_dir, info
 
 
-def _corpus_sha256(path: Path, out: Path) -> str:
-    """sha256 of a corpus file, remembered in OUT/indexes/corpus-sha256.json under the file's path, size,
-    modification time and inode: hashing it cost every `sounding run` ~0.7 s at NQ size (0.6 GB). A file
-    that changed in any of these is hashed again (as an index's checksums are: docs/reliability.md)."""
-    st = path.stat()
-    state = [st.st_size, st.st_mtime_ns, st.st_ino]
-    memo_file = out / "indexes" / "corpus-sha256.json"
-    name = str(path.resolve())
+def _index_info(index_dir: Path, key: str, log) -> dict | None:
+    """The build facts of a finished index (build.json, written after the index), or None to build it: when
+    there is none, or it is damaged or disagrees with the index's own (sealed) manifest."""
+    info_file = index_dir / "build.json"
+    if not info_file.is_file():
+        return None
     try:
-        memo = json.loads(memo_file.read_text())
-        entry = memo.get(name) if isinstance(memo, dict) else None
-    except (OSError, ValueError):
-        memo, entry = {}, None
-    if isinstance(entry, dict) and entry.get("state") == state and isinstance(entry.get("sha256"), str):
-        return entry["sha256"]
-    sha = _file_sha256(path)
-    memo = memo if isinstance(memo, dict) else {}
-    memo[name] = {"state": state, "sha256": sha}
-    with contextlib.suppress(OSError):  # a read-only folder: hashed again next time
-        memo_file.parent.mkdir(parents=True, exist_ok=True)
-        _write_json(memo_file, memo)
-    return sha
+        info = json.loads(info_file.read_text())
+        if (isinstance(info, dict) and info.get("key") == key
+                and info.get("n_docs") == Index(index_dir, verify=False).n_docs):
+            return info
+        why = "it disagrees with the index"
+    except (OSError, ValueError, SoundingError) as e:
+        why = f"{type(e).__name__}: {e}"
+    log(f"{info_file} cannot be trusted ({why}); building the index again")
+    return None
 
 
 def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> JudgedDocs | None:
@@ -269,6 +292,28 @@ def _check_judged_docs_indexed(ds: Dataset, docids: list[str]) -> JudgedDocs | N
 
 
 # -- one setting -------------------------------------------------------------------------------
+@dataclass
+class _Target:
+    """One dataset of the run, as its settings need it."""
+
+    ds: Dataset
+    identity: DatasetIdentity
+    label: str  # its folder under OUT/runs, OUT/rows, OUT/per_query (rows.folder_label)
+    index_dir: Path
+    index_info: dict
+    judged: JudgedDocs | None  # where its judged documents are (None: scored the dict way)
+    docids: Any  # the collection's document ids
+    searchers: dict = field(default_factory=dict)  # its Searcher, shared by its settings
+
+
+def _say_reused(dataset: str, rows: list[ResultRow], log) -> None:
+    reused = sorted(r.computed for r in rows if r.reused)
+    if reused:
+        when = reused[0][:10] if reused[0][:10] == reused[-1][:10] else f"{reused[0][:10]} to {reused[-1][:10]}"
+        log(f"{dataset}: {len(reused)} of {len(rows)} rows reused from earlier runs (computed {when}); "
+            f"everything that made them is unchanged")
+
+
 class _Finisher:
     """Finishes a Sounding BM25 setting (run file, scores, cross-check, row) in a second thread while the next
     setting is searched: the search kernels and the run-file formatting run outside Python's lock, so on two
@@ -311,64 +356,65 @@ class _Finisher:
             self._pool.shutdown(wait=True)  # an error in the search still lets the file in progress complete
 
 
-def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info: dict, hits, threads, log,
-                 on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
-                 judged: JudgedDocs | None = None, later: _Finisher | None = None) -> ResultRow | Future:
+def _run_setting(t: _Target, s: Setting, out: Path, hits, threads, log, on_ray=None, gzip_runs: bool = False,
+                 later: _Finisher | None = None) -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
+    ds, index_info = t.ds, t.index_info
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
     k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
-    user_key = s.fingerprint(ds.name) if s.arm == "user" else ""  # None: a user system with no fingerprint
-    key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
-                  json.dumps(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())), f"results-{RESULTS_FORMAT}",
-                  ",".join(measures),
-                  *([user_key] if user_key else []), *(["runs-gz"] if gzip_runs else []))
-    row_file = out / "rows" / ds.name / f"{s.name}.json"
-    if row_file.is_file() and user_key is not None:  # a user system without a fingerprint is never reused
-        cached = json.loads(row_file.read_text())
-        if cached.get("key") == key:
-            return ResultRow.from_dict(cached["row"])
-    log(f"{ds.name}: {s.name}")
+    system = s.fingerprint(ds.name) if s.arm == "user" else None  # None: a user system with no fingerprint
+    made_of = recipe(ds, t.identity, s.describe(), system=system, hits=k, measures=measures,
+                     index_key=index_info["key"], gzip_runs=gzip_runs)
+    row_file = out / "rows" / t.label / f"{s.name}.json"
+    why = None
+    if s.arm != "user" or system is not None:  # a user system without a fingerprint is never reused
+        cached, why = reuse(row_file, out, made_of)
+        if cached is not None:
+            return cached
+    log(f"{ds.name}: {s.name}" + (f" (computed again: {why})" if why else ""))
     extra: dict = {}
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
     if s.arm == "bm25":
-        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False, searchers=searchers)
+        run, seconds, results = _search(ds, s, t.index_dir, k_docs, threads, on_ray, dicts=False,
+                                        searchers=t.searchers)
     elif s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
         from .user_systems import run_user
 
-        run, seconds, extra = run_user(s, ds, k, log)
+        run, seconds, extra = run_user(s, ds, k, log, docids=t.docids)
     else:
         from .arms import ArmContext, run_arm
 
         ctx = ArmContext(out=out, k=k_docs, threads=threads,
-                         bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray, searchers=searchers)[0],
+                         bm25_run=lambda: _search(ds, Setting(), t.index_dir, k, threads, on_ray,
+                                                  searchers=t.searchers)[0],
                          log=log,
                          ray=on_ray)
         arm = run_arm(s, ds, ctx)
         run, seconds, extra = arm.run, arm.seconds, dict(arm.extra)
-    run_file = out / "runs" / ds.name / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
+    run_file = out / "runs" / t.label / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
-    finish = functools.partial(_finish_setting, ds, s, out, index_info, k, measures, key, row_file, run_file, run,
-                               results, seconds, extra, threads, judged, on_ray)
+    finish = functools.partial(_finish_setting, t, s, out, k, measures, made_of, row_file, run_file, run,
+                               results, seconds, extra, threads, on_ray)
     return later.submit(finish) if later is not None else finish()
 
 
-def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int, measures: list[str], key: str,
-                    row_file: Path, run_file: Path, run, results, seconds: float, extra: dict, threads: int,
-                    judged: JudgedDocs | None, on_ray) -> ResultRow:
+def _finish_setting(t: _Target, s: Setting, out: Path, k: int, measures: list[str], made_of: dict, row_file: Path,
+                    run_file: Path, run, results, seconds: float, extra: dict, threads: int, on_ray) -> ResultRow:
     """Write the run file, score, cross-check, and write the per-query values and the row."""
+    ds, index_info = t.ds, t.index_info
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
     # a Sounding search's run is written and scored from its arrays (experiment/scoring.py: the same bytes
     # and values as from dicts), the writing in a second thread
     scored = write_and_score(run_file, s.name, ds.qrels, ds.queries, measures, results=results, run=run,
-                             pool_k=POOL_K, judged=judged)
+                             pool_k=POOL_K, judged=t.judged)
     per_query, unjudged, metrics, raw_metrics = scored.per_query, scored.unjudged, scored.metrics, scored.raw_metrics
-    pq_file = out / "per_query" / ds.name / f"{s.name}.json"
+    pq_file = out / "per_query" / t.label / f"{s.name}.json"
     _write_json(pq_file, per_query)
     if s.arm == "user":
         from .user_systems import row_extras
 
-        extra.update(row_extras(s, ds.name, out, per_query))
+        extra.update(row_extras(s, ds.name, pq_file.parent, per_query))
     row = ResultRow.from_dict({
         "dataset": ds.name, **s.describe(), "metrics": metrics, "raw_metrics": raw_metrics, "n_queries": len(ds.qrels),
         "crosscheck": scored.crosscheck_row(),
@@ -379,12 +425,12 @@ def _finish_setting(ds: Dataset, s: Setting, out: Path, index_info: dict, k: int
         "queries_without_hits": scored.queries_without_hits,
         **({"unverified_data": True} if not ds.verified else {}),
         "run_file": str(run_file.relative_to(out)), "per_query_file": str(pq_file.relative_to(out)),
+        "dataset_id": t.identity.key,
         "published": _published(ds.name, s), "model": extra.pop("model", None),
         "pool": _pool_holes(ds.qrels, unjudged), **extra,
         **({"ray": on_ray.info} if on_ray and _searches_bm25(s) else {}),
     })
-    _write_json(row_file, {"key": key, "row": row.to_dict()})
-    return row
+    return ResultRow.from_dict(write_row(row_file, out, made_of, row.to_dict(), run_file, pq_file))
 
 
 def _pool_holes(qrels: dict, unjudged: dict[str, int]) -> dict:
