@@ -381,8 +381,10 @@ def test_kill_during_run_then_rerun_is_complete_and_clean(tmp_path):
     no_temp_files(tmp_path / "out")
     clean = run_cli("run", ds, "--out", tmp_path / "clean", "--threads", "1")
     assert clean.returncode == 0
-    for name in sorted(p.name for p in (tmp_path / "clean" / "runs" / "ds").iterdir()):
-        assert (tmp_path / "out" / "runs" / "ds" / name).read_bytes() == (tmp_path / "clean" / "runs" / "ds" / name).read_bytes()
+    (label,) = [p.name for p in (tmp_path / "clean" / "runs").iterdir()]  # ds-<identity>: the same in both
+    for name in sorted(p.name for p in (tmp_path / "clean" / "runs" / label).iterdir()):
+        assert (tmp_path / "out" / "runs" / label / name).read_bytes() == \
+            (tmp_path / "clean" / "runs" / label / name).read_bytes()
 
 
 def test_kill_during_fetch_from_leaves_no_dataset_and_no_temp(tmp_path, shared_data):

@@ -12,11 +12,11 @@ from .readers import Document, iter_corpus, iter_qrels, load_qrels, load_queries
 from .counts import check_counts, count
 from .fetch import fetch, find_local, resolve
 from .loader import Dataset, load_dataset
-from .identity import DatasetIdentity, corpus_digest, dataset_identity
+from .identity import CorpusMemo, DatasetIdentity, corpus_digest, dataset_identity
 
 __all__ = [
     "Document", "DatasetInfo", "Split", "REGISTRY", "list_datasets", "get_info", "register",
     "iter_corpus", "iter_qrels", "load_queries", "load_qrels", "Dataset", "load_dataset", "count",
-    "check_counts", "fetch", "resolve", "find_local", "cache_home", "DatasetIdentity", "corpus_digest",
+    "check_counts", "fetch", "resolve", "find_local", "cache_home", "CorpusMemo", "DatasetIdentity", "corpus_digest",
     "dataset_identity",
 ]

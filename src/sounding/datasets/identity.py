@@ -1,6 +1,6 @@
 """A dataset's identity: what its content is, whatever it is called and wherever it lies.
 
-    identity = dataset_identity(ds, memo=OUT / "corpus-digests.json")
+    identity = dataset_identity(ds, memo=OUT / "corpus-digests.json")   (or a CorpusMemo, saved when you say)
     identity.key        sha256 (hex) naming the dataset's content; identity.short its first 12 characters
     identity.changed(other)   which parts differ ("corpus", "queries", "qrels")
 
@@ -18,9 +18,10 @@ resolves to the same files) has one. `sounding run` keys its output folders and 
 (experiment/rows.py). A dataset read from somewhere other than a corpus file (an iterator of documents)
 needs a corpus digest of its own: `corpus_digest` is the one for files.
 
-`memo`: a JSON file remembering each corpus file's digest under its resolved path, size, modification time
-and inode: unpacking and hashing a corpus of 2.7 M documents costs seconds, so a file is hashed again only
-when one of these changed (as an index's checksums are checked again: docs/reliability.md).
+`memo` (a `CorpusMemo`, or the path of its JSON file): each corpus file's digest remembered under its resolved
+path, size, modification time and inode: unpacking and hashing a corpus of 2.7 M documents costs seconds, so
+a file is hashed again only when one of these changed (as an index's checksums are checked again:
+docs/reliability.md).
 """
 from __future__ import annotations
 
@@ -68,9 +69,13 @@ class DatasetIdentity:
         return [part for part, value in asdict(self).items() if other.get(part) != value]
 
 
-def dataset_identity(ds: "Dataset", memo: str | Path | None = None) -> DatasetIdentity:
-    """The identity of a loaded dataset (its split's queries and qrels, its corpus file); see the module."""
-    corpus = corpus_digest(ds.corpus_path, memo) if ds.corpus_path is not None else ""
+def dataset_identity(ds: "Dataset", memo: "str | Path | CorpusMemo | None" = None) -> DatasetIdentity:
+    """The identity of a loaded dataset (its split's queries and qrels, its corpus file); see the module.
+    `memo`: a CorpusMemo, or the path of its file (then saved at once)."""
+    book = CorpusMemo(memo) if isinstance(memo, (str, Path)) else memo
+    corpus = "" if ds.corpus_path is None else book.digest(ds.corpus_path) if book else corpus_digest(ds.corpus_path)
+    if isinstance(memo, (str, Path)):
+        book.save()
     return DatasetIdentity(corpus, _json_digest(sorted(ds.queries.items())),
                            _json_digest(sorted((q, sorted(j.items())) for q, j in ds.qrels.items())))
 
@@ -80,29 +85,44 @@ def _json_digest(value) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def corpus_digest(path: str | Path, memo: str | Path | None = None) -> str:
-    """sha256 of a corpus file's content (unpacked if gzip), remembered in `memo` (see the module)."""
-    path = Path(path)
-    try:
-        st = path.stat()
-    except OSError as e:
-        raise os_error(e, path, "read") from None
-    state = [st.st_size, st.st_mtime_ns, st.st_ino]
-    name = str(path.resolve())
-    book: dict = {}
-    if memo is not None:
+def corpus_digest(path: str | Path) -> str:
+    """sha256 of a corpus file's content (unpacked if gzip)."""
+    return _content_sha256(Path(path))
+
+
+class CorpusMemo:
+    """Corpus digests remembered in a JSON file under each file's resolved path, size, modification time
+    and inode (see the module). `digest` reads it; `save` writes what was added (skipped quietly where the
+    folder is read-only: the file is then hashed again next time)."""
+
+    def __init__(self, file: str | Path):
+        self.file = Path(file)
+        self._book: dict = {}
+        self._added = False
         with contextlib.suppress(OSError, ValueError):
-            book = json.loads(Path(memo).read_text())
-        book = book if isinstance(book, dict) else {}
-        entry = book.get(name)
+            book = json.loads(self.file.read_text())
+            self._book = book if isinstance(book, dict) else {}
+
+    def digest(self, path: str | Path) -> str:
+        path = Path(path)
+        try:
+            st = path.stat()
+        except OSError as e:
+            raise os_error(e, path, "read") from None
+        state, name = [st.st_size, st.st_mtime_ns, st.st_ino], str(path.resolve())
+        entry = self._book.get(name)
         if isinstance(entry, dict) and entry.get("state") == state and isinstance(entry.get("sha256"), str):
             return entry["sha256"]
-    sha = _content_sha256(path)
-    if memo is not None:
-        book[name] = {"state": state, "sha256": sha}
-        with contextlib.suppress(OSError, SoundingError):  # a read-only folder: hashed again next time
-            atomic_write_json(memo, book)
-    return sha
+        sha = _content_sha256(path)
+        self._book[name] = {"state": state, "sha256": sha}
+        self._added = True
+        return sha
+
+    def save(self) -> None:
+        if self._added:
+            with contextlib.suppress(OSError, SoundingError):
+                atomic_write_json(self.file, self._book)
+            self._added = False
 
 
 def _content_sha256(path: Path) -> str:
@@ -121,4 +141,4 @@ def _content_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-__all__ = ["DatasetIdentity", "corpus_digest", "dataset_identity"]
+__all__ = ["CorpusMemo", "DatasetIdentity", "corpus_digest", "dataset_identity"]

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .. import __version__
-from ..datasets import Dataset, DatasetIdentity, dataset_identity, iter_corpus, load_dataset
+from ..datasets import CorpusMemo, Dataset, DatasetIdentity, dataset_identity, iter_corpus, load_dataset
 from .. import validate
 from ..errors import SoundingError
 from ..io import atomic_write_json as _write_json
@@ -224,11 +224,12 @@ def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log)
 # -- datasets and their indexes ----------------------------------------------------------------
 def _identified(loaded: list[Dataset], out: Path, log) -> list[tuple[Dataset, DatasetIdentity]]:
     """Each dataset with its identity (datasets.identity). One name for two different datasets is refused,
-    naming both folders: results.json, the terminal and the reports label a dataset by its name. The same
-    data given twice under one name runs once."""
+    naming both folders, before anything is written: results.json, the terminal and the reports label a
+    dataset by its name. The same data given twice under one name runs once."""
+    memo = CorpusMemo(out / CORPUS_MEMO)
     seen: dict[str, tuple[Dataset, DatasetIdentity]] = {}
     for ds in loaded:
-        identity = dataset_identity(ds, memo=out / CORPUS_MEMO)
+        identity = dataset_identity(ds, memo=memo)
         first = seen.setdefault(ds.name, (ds, identity))
         if first[0] is ds:
             continue
@@ -239,6 +240,7 @@ def _identified(loaded: list[Dataset], out: Path, log) -> list[tuple[Dataset, Da
         raise SoundingError(f"two datasets are named {ds.name!r} but hold different data (different {differ}): "
                             f"{first[0].root} and {ds.root}; rename one of the folders (the name labels its rows, "
                             f"run files and report columns)")
+    memo.save()
     return list(seen.values())
 
 

@@ -174,8 +174,9 @@ def run_user(s: UserSetting, ds: Dataset, k: int, log=None, docids=None) -> tupl
     t0 = time.perf_counter()
     got = _user_step(s, "search", lambda: r.search(dict(ds.queries), k))
     seconds = None if s.kind == "run" else time.perf_counter() - t0  # reading a file is no search time
-    run, capped = _user_step(s, "search (reading its results)", lambda: _as_run(got, where, k))
+    run = _user_step(s, "search (reading its results)", lambda: _as_run(got, where))
     run, not_asked = _checked_run(run, ds, where)
+    run, capped = _top_k(run, k)
     extra = {"system": s.system, "kind": s.kind, "source": str(getattr(r, "path", s.source)),
              "index_seconds": index_seconds, "queries_not_asked": not_asked, "hits_capped_queries": capped}
     if docids is not None:
@@ -191,16 +192,21 @@ def _notes(extra: dict, where: str, ds: Dataset, k: int) -> list[str]:
     """What the terminal says about a user system's results that were not quite what was asked for."""
     out = []
     if extra["hits_capped_queries"]:
-        out.append(f"{where}: {extra['hits_capped_queries']:,} queries got more than the {k:,} hits asked for; "
+        out.append(f"{where}: {_queries(extra['hits_capped_queries'])} got more than the {k:,} hits asked for; "
                    f"the top {k:,} of each (trec_eval's order) are kept")
     if extra["queries_not_asked"]:
-        out.append(f"{where}: {extra['queries_not_asked']:,} queries of its results were not asked for (not judged "
+        n = extra["queries_not_asked"]
+        out.append(f"{where}: {_queries(n)} of its results {'was' if n == 1 else 'were'} not asked for (not judged "
                    f"{ds.split} queries of {ds.name}); left out")
     missing = extra.get("not_in_corpus") or {}
     if missing.get("hits"):
         out.append(f"{where}: {missing['hits']:,} of {missing['of']:,} returned documents are not in the corpus of "
                    f"{ds.name} (scored as unjudged)")
     return out
+
+
+def _queries(n: int) -> str:
+    return f"{n:,} {'query' if n == 1 else 'queries'}"
 
 
 def _user_step(s: UserSetting, step: str, call):
@@ -223,10 +229,9 @@ def _where(s: UserSetting, r) -> str:
     return str(r.path) if isinstance(r, RunFileRetriever) else f"retriever {s.system!r} ({s.source})"
 
 
-def _as_run(got, where: str, k: int) -> tuple[Run, int]:
+def _as_run(got, where: str) -> Run:
     """A returned run or Results as {qid: {docid: score}} with the scores the run file will hold (9
-    significant digits), so the row scores exactly what OUT/runs holds; and the number of queries cut to
-    their top k. Checked as a run file is: ids follow `validate.id_problem`'s rule (a non-string id is
+    significant digits), so the row scores exactly what OUT/runs holds. Checked as a run file is: ids follow `validate.id_problem`'s rule (a non-string id is
     refused, so `1` and `"1"` cannot become one id), scores are finite real numbers (a string, even
     "1.5", is refused, as a run file refuses `1_0`)."""
     if callable(getattr(got, "to_run", None)):
@@ -235,7 +240,6 @@ def _as_run(got, where: str, k: int) -> tuple[Run, int]:
         raise SoundingError(f"{where}: search returned a {type(got).__name__}; expected {{qid: {{docid: score}}}} "
                             f"or Results")
     run: Run = {}
-    capped = 0
     for q, hits in got.items():
         problem = id_problem(q, "query id")
         if problem:
@@ -256,11 +260,16 @@ def _as_run(got, where: str, k: int) -> tuple[Run, int]:
             if not math.isfinite(v):
                 raise SoundingError(f"{where}: query {q!r}, document {d!r}: score {score!r} is not finite")
             out[d] = float(f"{v:.9g}")
-        if len(out) > k:
-            capped += 1
-            out = {d: out[d] for d in trec_order(out, k)}
         run[q] = out
-    return run, capped
+    return run
+
+
+def _top_k(run: Run, k: int) -> tuple[Run, int]:
+    """Each query's top k hits (trec_eval's order), and how many queries had more."""
+    capped = [q for q, hits in run.items() if len(hits) > k]
+    for q in capped:
+        run[q] = {d: run[q][d] for d in trec_order(run[q], k)}
+    return run, len(capped)
 
 
 def not_in_corpus(run: Run, docids) -> tuple[int, int]:
