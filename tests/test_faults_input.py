@@ -200,3 +200,46 @@ def test_a_changed_shard_set_statistic_is_found(tmp_path):
     with pytest.raises(SoundingError, match="shards.json: damaged: it does not match its digest"):
         ShardedSearcher(tmp_path / "sh")
     no_temp_files(tmp_path / "sh")
+
+
+# -- untrusted text kept in its place ------------------------------------------------------------------------------
+def _hostile_dataset(root: Path) -> Path:
+    """A dataset whose folder name and query ids are HTML and Markdown."""
+    ds = mini_dataset(root / "x<img src=x onerror=alert(1)>|*_[a](b)", n_docs=30)
+    for name in ("queries.jsonl", "qrels/test.tsv"):
+        (ds / name).write_text((ds / name).read_text().replace("q1", "q<script>1"))
+    return ds
+
+
+def test_report_md_shows_hostile_names_as_text(tmp_path, capsys):
+    markdown_it = pytest.importorskip("markdown_it")
+    ds = _hostile_dataset(tmp_path)
+    out = tmp_path / "out"
+    assert main(["run", str(ds), "--out", str(out), "--layouts", "flat", "--params", "anserini"]) == 0
+    md = (out / "report.md").read_text()
+    assert "<img" not in md and "<script>" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
+    rendered = markdown_it.MarkdownIt("commonmark").enable("table").render(md)
+    assert "<img" not in rendered and "<script" not in rendered and "<a href" not in rendered
+    assert "x&lt;img src=x onerror=alert(1)&gt;|*_[a](b)" in rendered  # the name, as the same characters
+
+
+def test_report_refuses_paths_from_results_json_that_leave_out(tmp_path):
+    import sounding
+
+    ds = mini_dataset(tmp_path / "ds", n_docs=30)
+    out = tmp_path / "out"
+    assert main(["run", str(ds), "--out", str(out), "--layouts", "flat", "--params", "anserini"]) == 0
+    secret = tmp_path / "secret.json"
+    secret.write_text('["not", "per-query values"]')
+    rows = json.loads((out / "results.json").read_text())
+    for bad, message in ((str(secret), "is not a path inside"), ("../secret.json", "leads outside"),
+                         ("per_query/../../secret.json", "leads outside")):
+        (out / "results.json").write_text(json.dumps([{**rows[0], "per_query_file": bad}, *rows[1:]]))
+        before = snapshot(out)
+        with pytest.raises(SoundingError, match=f"results.json row 0 .*per_query_file '{bad}' {message}"):
+            sounding.write_report(out)
+        assert snapshot(out) == before
+    (out / "results.json").write_text(json.dumps(rows))
+    (out / rows[0]["per_query_file"]).write_text('{"nDCG@10": {"q1": "high"}}')
+    with pytest.raises(SoundingError, match="not a per-query file of `sounding run`"):
+        sounding.write_report(out)
