@@ -67,7 +67,7 @@ def _read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.m
                     return data
                 with data:
                     return data[:]
-            return _read_checked(gzip.GzipFile(fileobj=f) if gz else f, p)
+            return _read_checked(_gunzip(f) if gz else iter(lambda: f.read(1 << 23), b""), p)
     except FileNotFoundError:
         raise SoundingError(f"{p}: no such file") from None
     except IsADirectoryError:
@@ -78,15 +78,34 @@ def _read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.m
         raise SoundingError(f"{p}: cannot read ({e.strerror or e})") from None
 
 
-def _read_checked(stream, path: Path) -> bytes:
-    """A stream's bytes (a gzip file's unpacked), read a block at a time, each block's lines checked as
-    it comes."""
-    blocks, state = [], (1, 0)
-    with stream:
-        while block := stream.read(1 << 23):
-            state = _check_lines(block, path, *state, more=True)
-            blocks.append(block)
-    return b"".join(blocks)
+def _read_checked(blocks, path: Path) -> bytes:
+    """The bytes of `blocks` joined, each block's lines checked as it comes."""
+    kept, state = [], (1, 0)
+    for block in blocks:
+        state = _check_lines(block, path, *state, more=True)
+        kept.append(block)
+    return b"".join(kept)
+
+
+def _gunzip(f, out: int = 1 << 23, size: int = 1 << 20):
+    """A gzip file's unpacked bytes, blocks of at most `out` bytes (members one after another, as
+    gzip.decompress reads them). zlib directly: GzipFile's small reads took ~30 % longer on a 367 MB run."""
+    d = zlib.decompressobj(31)
+    pending = f.read(size)
+    while True:
+        block = d.decompress(pending, out)
+        pending = d.unconsumed_tail
+        if block:
+            yield block
+        if d.eof:
+            pending = d.unused_data + pending or f.read(size)
+            if not pending:
+                return
+            d = zlib.decompressobj(31)  # the next member
+        elif not block and not pending:
+            pending = f.read(size)
+            if not pending:
+                raise EOFError("compressed file ended before the end-of-stream marker was reached")
 
 
 def _check_lines(data, path, lineno: int = 1, carry: int = 0, *, more: bool = False) -> tuple[int, int]:
