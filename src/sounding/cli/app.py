@@ -132,8 +132,9 @@ def _main(argv: list[str] | None) -> int:
         Console(stderr=True).print(f"[red]error:[/red] {shown(os_error(e))}", highlight=False, soft_wrap=True)
         return 2
     except MemoryError:
-        Console(stderr=True).print("[red]error:[/red] out of memory; ask for fewer hits or queries at a time, "
-                                   "or use a machine with more memory", highlight=False)
+        Console(stderr=True).print("[red]error:[/red] out of memory; ask for fewer hits or queries at a time, or "
+                                   "use a machine with more memory (inputs are checked before they are read "
+                                   "whole, so this is the work's own size)", highlight=False)
         return 2
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)

@@ -156,9 +156,6 @@ def run_experiment(
     threads = validate.threads(threads) if threads else (os.cpu_count() or 1)
     # fail fast on any bad name or folder, and on data that is not what the registry says it is
     loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified_data) for d in datasets]
-    for ds in loaded:
-        if ds.corpus_path is None:
-            raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
     if runs:
         from .user_systems import check_run_files
 
@@ -175,38 +172,30 @@ def run_experiment(
                 index_dir, index_info = _ensure_index(ds, identity, out, phase, log, positions="proximity" in variants)
             if phase == "index":
                 continue
-            docids = on_ray.docids(index_dir) if on_ray else Index(index_dir, verify=False).docids
-            t = _Target(ds, identity, folder_label(ds.name, identity), index_dir, index_info,
-                        None if on_ray else _check_judged_docs_indexed(ds, docids), docids)
-            if on_ray:  # shards: their own numbers
-                _check_judged_docs_indexed(ds, docids)
-            if hits and hits > (index_info.get("n_docs") or hits):
-                log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
-                    f"at most {index_info['n_docs']:,} per query")
-            with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
-                    _Finisher(enabled=not on_ray) as finisher:
-                for s in settings:
-                    finisher.add(s, _run_setting(t, s, out, hits, threads, log, on_ray, gzip_runs, finisher.later(s)))
-                done = finisher.rows()
+            done = _run_dataset(ds, identity, index_dir, index_info, settings, out, hits, threads, log, on_ray,
+                                gzip_runs)
             for s, row in done:
                 rows.append(row)
                 if row.crosscheck and not row.crosscheck["ok"]:
                     checks_failed.append(f"{ds.name} {s.name}: pytrec_eval differs by "
                                          f"{row.crosscheck['max_diff']:.2e}")
-            _say_reused(ds.name, [row for _, row in done], log)
-            t.searchers.clear()  # its arrays go before the next dataset is indexed
     failures = gate_failures(rows) if gate else []
     if phase != "index":
         _write_json(out / "results.json", [r.to_dict() for r in rows])
-    _write_json(out / "run.json", {
+    _write_json(out / "run.json", _run_meta(command, [ds.name for ds, _ in targets], settings,
+                                            {"passed": not failures, "failures": failures} if gate else None, on_ray))
+    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start)
+
+
+def _run_meta(command: str, datasets: list[str], settings: list[Setting], gate: dict | None, on_ray) -> dict:
+    """OUT/run.json: the format, Sounding's version, the command, the machine, what ran, the gate's verdict."""
+    return {
         "format": "sounding-run", "version": RESULTS_FORMAT, "sounding_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
         "machine": {"cpu": _cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
-        "datasets": [ds.name for ds, _ in targets], "settings": [s.name for s in settings],
-        "gate": {"passed": not failures, "failures": failures} if gate else None,
+        "datasets": datasets, "settings": [s.name for s in settings], "gate": gate,
         **({"ray": on_ray.info} if on_ray else {}),
-    })
-    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start)
+    }
 
 
 def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log):
@@ -226,6 +215,9 @@ def _identified(loaded: list[Dataset], out: Path, log) -> list[tuple[Dataset, Da
     """Each dataset with its identity (datasets.identity). One name for two different datasets is refused,
     naming both folders, before anything is written: results.json, the terminal and the reports label a
     dataset by its name. The same data given twice under one name runs once."""
+    for ds in loaded:
+        if ds.corpus_path is None:
+            raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
     memo = CorpusMemo(out / CORPUS_MEMO)
     seen: dict[str, tuple[Dataset, DatasetIdentity]] = {}
     for ds in loaded:
@@ -306,6 +298,27 @@ class _Target:
     judged: JudgedDocs | None  # where its judged documents are (None: scored the dict way)
     docids: Any  # the collection's document ids
     searchers: dict = field(default_factory=dict)  # its Searcher, shared by its settings
+
+
+def _run_dataset(ds: Dataset, identity: DatasetIdentity, index_dir: Path, index_info: dict, settings: list[Setting],
+                 out: Path, hits, threads: int, log, on_ray, gzip_runs: bool) -> list[tuple[Setting, ResultRow]]:
+    """Every setting's row on one indexed dataset, in the settings' order."""
+    docids = on_ray.docids(index_dir) if on_ray else Index(index_dir, verify=False).docids
+    t = _Target(ds, identity, folder_label(ds.name, identity), index_dir, index_info,
+                None if on_ray else _check_judged_docs_indexed(ds, docids), docids)
+    if on_ray:  # shards: their own numbers
+        _check_judged_docs_indexed(ds, docids)
+    if hits and hits > (index_info.get("n_docs") or hits):
+        log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
+            f"at most {index_info['n_docs']:,} per query")
+    with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
+            _Finisher(enabled=not on_ray) as finisher:
+        for s in settings:
+            finisher.add(s, _run_setting(t, s, out, hits, threads, log, on_ray, gzip_runs, finisher.later(s)))
+        done = finisher.rows()
+    _say_reused(ds.name, [row for _, row in done], log)
+    t.searchers.clear()  # its arrays go before the next dataset is indexed
+    return done
 
 
 def _say_reused(dataset: str, rows: list[ResultRow], log) -> None:
