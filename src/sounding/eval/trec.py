@@ -51,9 +51,12 @@ _FAST_PATH_MIN_BYTES = 32 << 20
 def _read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.mmap:
     """The file's bytes, gunzipped if gzip, once no line is longer than MAX_LINE (a DataError naming the
     line otherwise, found before the file is held whole: a plain file is checked through a read-only map
-    before it is read, anything else block by block as it is read or unpacked). `mapped`: a plain file is
-    mapped read-only instead of read (no copy into memory: the page cache's pages are used as they are);
-    the map supports what the scanners use (len, find, slicing, the buffer protocol)."""
+    before it is read, anything else block by block as it is read or unpacked).
+
+    `mapped`: a plain file is mapped read-only instead of read (no copy into memory: the page cache's pages
+    are used as they are) and returned unchecked: the compiled scanners check line lengths as they read
+    (a long line sends the file to the line reader), and whoever copies the map calls `_check_lines` on it
+    first. The map supports what the scanners use (len, find, slicing, the buffer protocol)."""
     p = Path(path)
     try:
         with open(p, "rb") as f:
@@ -62,9 +65,9 @@ def _read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.m
             f.seek(0)
             if not gz and stat.S_ISREG(st.st_mode) and st.st_size > 0:
                 data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-                _check_lines(data, p)
                 if mapped:
                     return data
+                _check_lines(data, p)
                 with data:
                     return data[:]
             return _read_checked(_gunzip(f) if gz else iter(lambda: f.read(1 << 23), b""), p)
@@ -340,7 +343,10 @@ def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove
 
         got = scan(data, qrels, qids, ms, remove_self_hits)
     if got is None:  # the checked reader decides (and names any fault)
-        run = _run_from_bytes(data if isinstance(data, bytes) else data[:], path)
+        if not isinstance(data, bytes):  # a map, unchecked: its lines before its bytes are copied
+            _check_lines(data, path)
+            data = data[:]
+        run = _run_from_bytes(data, path)
         return evaluate(qrels, run, ms, remove_self_hits=remove_self_hits, per_query=per_query), \
             {q: len(h) for q, h in run.items()}
     table, counts = got
