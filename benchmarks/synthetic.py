@@ -27,7 +27,7 @@ xhluca/bm25-benchmarks README, see docs/baselines.md §4b):
 It is synthetic: numbers measured on it are speed and memory figures at NQ's shape, never
 effectiveness claims about NQ.
 
-Large-corpus benchmark (docs/benchmarks.md, "Large corpora"):
+Large-corpus benchmark (docs/benchmarks-log.md, "Large corpora"):
 
     python benchmarks/synthetic.py --scale 1.0 --out bench-out/synth-1.0 --bench bench-out/ix --postings raw packed
 

@@ -76,7 +76,7 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     # (compiled code, no GIL; the batches in order) and another prepares the one after: analyses it (Python)
     # and makes the lists of the BM25 setting it reads (compiled, one thread). Making those lists in the
     # searching thread instead cost 0.2-0.6 s of a whole NQ-size search (synthetic, 3,452 queries; medians of
-    # 7 and 8 alternated fresh runs 5.23 and 5.09 s against 5.85 and 5.30 s; see docs/benchmarks.md).
+    # 7 and 8 alternated fresh runs 5.23 and 5.09 s against 5.85 and 5.30 s; see docs/benchmarks-log.md).
     with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
