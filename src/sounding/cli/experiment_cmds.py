@@ -42,7 +42,7 @@ def run_cmd(
     shards: int = typer.Option(None, "--shards", min=1, help="with --ray: shards per BM25 index (default: the "
                                "cluster's CPUs, at least 2)"),
     run_format: str = typer.Option("trec", "--runs", help="run files: trec (plain text) or gz (gzip: "
-                                   "OUT/runs/<dataset>/<setting>.trec.gz, about a sixth of the size; every "
+                                   "OUT/runs/<dataset>-<identity>/<setting>.trec.gz, about a sixth of the size; every "
                                    "reader takes both)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="use a dataset copy whose counts differ "
                                          "from the registry's (every result is then marked unverified)"),
