@@ -439,3 +439,29 @@ def test_harness_dense_and_hybrid_arms_end_to_end(tmp_path, minilm):
     assert again.to_dicts()[0]["encoded_now"] == 0
     assert again.to_dicts()[0]["metrics"] == dense["metrics"]
     assert again.to_dicts()[1]["new_pairs"] == 0 and again.to_dicts()[1]["cached_pairs"] == rr["new_pairs"]
+
+
+def test_dense_rows_as_mteb_results(tmp_path, minilm):
+    from sounding.experiment import run_experiment
+    from sounding.experiment.mteb import CUTOFFS
+
+    docs = tiny_docs(24)
+    queries = {"q1": "capital city of france", "q2": "protein intake for adults", "q3": "volcanic eruptions"}
+    qrels = {"q1": {"doc001": 1}, "q2": {"doc000": 1, "doc008": 1}, "q3": {"doc007": 1}}
+    write_beir(tmp_path / "scifact", docs, queries, qrels)  # a folder of Sounding's name for SciFact: MTEB's task
+    res = run_experiment([str(tmp_path / "scifact")], tmp_path / "out", arms=["dense"], models=[], log=lambda m: None)
+    (path,) = res.to_mteb(tmp_path / "mteb")
+    assert path.relative_to(tmp_path / "mteb").parts == ("sentence-transformers__all-MiniLM-L6-v2",
+                                                          "no_revision_available", "SciFact.json")
+    doc = json.loads(path.read_text())
+    assert doc["task_name"] == "SciFact" and doc["dataset_revision"] == "d56462d0e63a25450459c4f213e49ffdb866f7f9"
+    assert doc["mteb_version"] is None and doc["evaluation_time"] > 0
+    (entry,) = doc["scores"]["test"]
+    (row,) = res.rows
+    assert entry["main_score"] == entry["ndcg_at_10"] == round(row.metrics["nDCG@10"], 6)
+    assert entry["recall_at_100"] == round(row.metrics["R@100"], 6) and entry["mrr_at_100"] == round(row.metrics["RR@100"], 6)
+    assert entry["hf_subset"] == "default" and entry["languages"] == ["eng-Latn"]
+    assert {f"{n}_at_{k}" for n in ("ndcg", "map", "recall", "precision", "mrr", "hit_rate") for k in CUTOFFS} < set(entry)
+    mteb = pytest.importorskip("mteb", reason="mteb is not installed: its own loader not tried")
+    loaded = mteb.TaskResult.from_disk(path)
+    assert loaded.task_name == "SciFact" and loaded.get_score() == entry["main_score"]

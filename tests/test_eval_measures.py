@@ -20,7 +20,7 @@ def test_spellings_map_to_canonical_names(text, canonical):
     assert str(parse_measure(text)) == canonical
 
 
-@pytest.mark.parametrize("text", ["foo", "nDCG@", "nDCG@x", "bpref@10", "R", "P", "judged", "Success", "nDCG@0", "@10"])
+@pytest.mark.parametrize("text", ["foo", "nDCG@", "nDCG@x", "bpref@10", "R", "P", "Success", "nDCG@0", "@10", "num_ret@10"])
 def test_bad_names_are_user_errors_that_list_valid_measures(text):
     with pytest.raises(SoundingError) as e:
         parse_measure(text)

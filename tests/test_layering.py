@@ -7,10 +7,10 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "sounding"
 
 LAYERS = {  # a module may import its own layer (without cycles) and the layers below
-    0: {"errors", "escape", "types", "io", "validate", "results"},
+    0: {"errors", "escape", "types", "io", "validate", "results", "provenance"},
     1: {"analysis", "datasets", "eval"},
     2: {"index"},
-    3: {"search", "dense", "sparse", "fusion", "rerank", "engines", "pipeline", "retrievers"},
+    3: {"search", "dense", "sparse", "fusion", "rerank", "engines", "pipeline", "retrievers", "pyterrier"},
     4: {"scale"},
     5: {"experiment", "report"},
     6: {"cli", "__main__"},

@@ -9,14 +9,9 @@ Three references:
   precision (`%.17g` instead of `%6.4f` in meas_print_single.c) is matched to 1e-12. The tolerance follows
   from what the binary prints.
 """
-import functools
 import json
 import math
-import os
-import shutil
 import subprocess
-import tempfile
-import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -31,6 +26,7 @@ from sounding.eval import evaluate, parse_measure, per_query_arrays
 from sounding.eval.metrics import unjudged_in_top
 from sounding.experiment import run_experiment
 from sounding.report import html_report, markdown_report
+from trec_eval_binary import TREC_EVAL, binary_tolerance, needs_trec_eval, run_trec_eval
 
 CUTS = (1, 2, 3, 5, 10)
 DOCS = ["a", "b", "c", "d", "e", "f", "g", "9", "10", "100", "x1", "x2", "y", "q1", "q2"]
@@ -110,13 +106,14 @@ def test_grade_zero_only_missing_and_self_hit_queries():
 @pytest.mark.parametrize("text, canonical", [
     ("nDCG'@10", "nDCG'@10"), ("ndcg'@10", "nDCG'@10"), ("nDCG(judged_only=True)@10", "nDCG'@10"),
     ("nDCG'", "nDCG'"), ("bpref", "bpref"), ("Bpref", "bpref"), ("BPREF", "bpref"),
+    ("nDCG(judged_only=False)@10", "nDCG@10"),  # ir_measures' default, written out
 ])
 def test_names(text, canonical):
     m = parse_measure(text)
     assert str(m) == canonical and m.judged_only == canonical.startswith("nDCG'")
 
 
-@pytest.mark.parametrize("text", ["bpref@10", "nDCG''@10", "judged'@10", "nDCG(judged_only=False)@10", "nDCG'@0"])
+@pytest.mark.parametrize("text", ["bpref@10", "nDCG''@10", "judged'@10", "nDCG'(judged_only=False)@10", "nDCG'@0"])
 def test_bad_names_are_one_line_user_errors(text):
     with pytest.raises(SoundingError) as e:
         parse_measure(text)
@@ -167,52 +164,6 @@ def test_matches_pytrec_eval_per_query(data, remove_self_hits):
 
 
 # -- trec_eval 10 binary ------------------------------------------------------------------------------
-
-
-def trec_eval_binary() -> str | None:
-    env = os.environ.get("SOUNDING_TREC_EVAL")
-    if env:
-        return env if os.access(env, os.X_OK) else None
-    return shutil.which("trec_eval")
-
-
-TREC_EVAL = trec_eval_binary()
-needs_trec_eval = pytest.mark.skipif(
-    TREC_EVAL is None,
-    reason="no trec_eval binary: set SOUNDING_TREC_EVAL to a trec_eval 10 build or put trec_eval on PATH "
-           "(pytrec_eval and the hand-computed cases still ran)")
-
-
-def run_trec_eval(args: list[str], qrels, run) -> dict[tuple[str, str], str]:
-    """{(measure, qid): printed value} of `trec_eval -q -c ARGS` on these qrels and run."""
-    with tempfile.TemporaryDirectory() as tmp:
-        qf, rf = Path(tmp) / "qrels", Path(tmp) / "run"
-        qf.write_text("".join(f"{q} 0 {d} {g}\n" for q, j in qrels.items() for d, g in j.items()))
-        rf.write_text("".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, h in run.items() for d, s in h.items()))
-        done = subprocess.run([TREC_EVAL, "-q", "-c", *args, str(qf), str(rf)], capture_output=True, text=True,
-                              timeout=30)
-        assert done.returncode == 0, f"trec_eval {' '.join(args)} failed: {done.stderr.strip()}"
-        out = done.stdout
-    values = {}
-    for line in out.splitlines():
-        measure, qid, value = line.split()
-        if qid != "all":
-            values[(measure, qid)] = value
-    return values
-
-
-@functools.cache
-def binary_tolerance() -> float:
-    """1e-12 when the binary prints full precision, else half a unit of its last printed decimal (probed on a
-    bpref of exactly 1/3); a tolerance looser than 1e-12 is said in a warning."""
-    printed = run_trec_eval(["-m", "bpref"], {"q": {"a": 1, "b": 1, "c": 1}}, {"q": {"a": 1.0}})[("bpref", "q")]
-    assert printed.startswith("0.333"), printed
-    decimals = len(printed.partition(".")[2])
-    if decimals >= 15:
-        return 1e-12
-    warnings.warn(f"{TREC_EVAL} prints {decimals} decimals: matched to half a unit of the last one; a build that "
-                  f"prints %.17g is matched to 1e-12")
-    return 0.5 * 10.0**-decimals + 1e-15
 
 
 @needs_trec_eval

@@ -95,12 +95,12 @@ def test_a_large_query_set_is_crosschecked_on_a_sample(monkeypatch):
 def test_a_wrong_value_fails_the_crosscheck(monkeypatch):
     """The check compares pytrec_eval with the values the row holds, not with a second computation of ours."""
     qrels, queries, res = _random_case(2)
-    real = scoring._query_values
+    real = scoring.query_values
 
     def off(ms, *a):
         return [v + 0.01 if str(m) == "R@100" else v for m, v in zip(ms, real(ms, *a))]
 
-    monkeypatch.setattr(scoring, "_query_values", off)
+    monkeypatch.setattr(scoring, "query_values", off)
     got = score_results(qrels, queries, BEIR_MEASURES, res)
     assert not got.check.ok and got.check.max_diff >= 0.01
 

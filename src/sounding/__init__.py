@@ -27,6 +27,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Searcher": ("sounding.search", "Searcher"),
     "Results": ("sounding.search", "Results"),
     "evaluate": ("sounding.eval", "evaluate"),
+    "iter_calc": ("sounding.eval.calc", "iter_calc"),
+    "calc_aggregate": ("sounding.eval.calc", "calc_aggregate"),
+    "parse_measure": ("sounding.eval.measures", "parse_measure"),
     "read_run": ("sounding.eval", "read_run"),
     "write_run": ("sounding.eval", "write_run"),
     "read_qrels": ("sounding.eval", "read_qrels"),
@@ -55,7 +58,7 @@ __all__ = [
     # engine
     "build_index", "Searcher", "Results",
     # evaluation
-    "evaluate", "read_run", "write_run", "read_qrels", "compare", "Comparison",
+    "evaluate", "iter_calc", "calc_aggregate", "parse_measure", "read_run", "write_run", "read_qrels", "compare", "Comparison",
     # experiments and reports
     "run_experiment", "ExperimentResult", "ResultRow", "write_report",
     # your own systems

@@ -86,10 +86,12 @@ class CrossEncoderScorer(Scorer):
     kind = "cross-encoder"
 
     def __init__(self, name_or_path: str | None = None, *, model=None, model_id: str | None = None,
-                 max_length: int | None = None, device: str = "cpu", provenance: str = ""):
+                 max_length: int | None = None, device: str = "auto", provenance: str = ""):
+        from .dense.device import half_precision, resolve_device
         from .dense.encoders import _offline_env, _weights_signature, provenance_for
 
         _offline_env()
+        self.device = device = resolve_device(device)
         if model is None:
             if not name_or_path:
                 raise SoundingError("CrossEncoderScorer needs a model path/name or a model")
@@ -101,14 +103,20 @@ class CrossEncoderScorer(Scorer):
                 model = CrossEncoder(str(name_or_path), device=device, max_length=max_length)
             except OSError as e:
                 raise SoundingError(f"cannot load cross-encoder {name_or_path!r}: {e}") from e
+            if half_precision(device):  # float16 scores differ in their last bits: cached apart (model_id)
+                (model if hasattr(model, "half") else model.model).half()
+                self.precision = "float16"
         elif model_id is None:
             raise SoundingError("a CrossEncoder passed as an object needs an explicit model_id for the score cache")
         self.model = model
         self.name = str(name_or_path or model_id)
         p = Path(str(name_or_path)) if name_or_path else None
         sig = _weights_signature(p) if p is not None and p.exists() else ""
+        precision = getattr(self, "precision", "float32")
         self.model_id = model_id or json.dumps({"kind": "cross-encoder", "name": self.name, "weights": sig,
-                                                "max_length": getattr(model, "max_length", None)}, sort_keys=True)
+                                                "max_length": getattr(model, "max_length", None),
+                                                **({"precision": precision} if precision != "float32" else {})},
+                                               sort_keys=True)
         self.provenance = provenance or (provenance_for(self.name) if name_or_path else "")
 
     def score(self, pairs, *, batch_size=32, progress=False):
@@ -176,7 +184,7 @@ def load_scorer(name_or_path: str, **kw) -> Scorer:
 
     if model_kind(name_or_path) == "cross-encoder":
         return CrossEncoderScorer(name_or_path, **kw)
-    return BiEncoderScorer(load_encoder(name_or_path))
+    return BiEncoderScorer(load_encoder(name_or_path, device=kw.get("device", "auto")))
 
 
 # -- rerank ----------------------------------------------------------------------------------------

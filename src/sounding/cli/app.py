@@ -33,9 +33,21 @@ def version() -> None:
 _options = {"debug": False}
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from .. import __version__
+
+        print(f"sounding {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root(debug: bool = typer.Option(False, "--debug", help="on an error in your own code (a retriever's "
-                                     "factory, index or search), also print its full traceback")) -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print Sounding's version and exit."),
+    debug: bool = typer.Option(False, "--debug", help="on an error in your own code (a retriever's factory, "
+                               "index or search), also print its full traceback"),
+) -> None:
     """Sounding: retrieval engine and zero-shot evaluation harness (BEIR, Mr. TyDi)."""
     _options["debug"] = debug
 
@@ -47,6 +59,13 @@ def shown(text: object) -> str:
 
 
 _done = {"exit": False}  # set by a command whose work is all on disk and on screen once it returns
+
+
+def command_line() -> str:
+    """The command being run, as a shell would take it back (`sounding search INDEX ...`): for provenance."""
+    import shlex
+
+    return shlex.join(["sounding", *_done.get("argv", [])])
 
 
 def exit_when_done() -> None:
@@ -92,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     Run as the program (`argv` None: the arguments are sys.argv's), a command that called
     `exit_when_done` ends the process here, after flushing stdout and stderr."""
     _done["exit"] = False
+    _done["argv"] = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
     _skip_blas_probe()
     if argv is None:
         # A command makes many objects and few reference cycles (numba's start-up alone makes ~1 M objects):

@@ -84,17 +84,22 @@ def _progress_bar(console: Console):
 
 @app.command("fetch")
 def fetch_cmd(
-    name: str = typer.Argument(..., help="Dataset name (see `sounding datasets`)."),
+    name: str = typer.Argument(..., help="Dataset name (see `sounding datasets`) or ir_datasets id (beir/scifact/test; "
+                                         "other ids through the ir_datasets package)."),
     from_: Optional[Path] = typer.Option(None, "--from", help="Import a local zip/tarball or folder instead."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Look here first (flat or beir/… layout)."),
     home: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache folder (default $SOUNDING_HOME)."),
     unverified: bool = typer.Option(False, "--unverified-data", help="With --from: import an archive whose checksum differs from the registry's."),
 ) -> None:
     """Download a dataset into the cache (resumable, checksum-verified), or import a local copy with --from."""
-    from ..datasets import fetch, find_local, get_info
+    from ..datasets import fetch, find_local, get_info, lookup
     from ..datasets.fetch import MANIFEST
+    from ..datasets.names import is_irds_id
     from ..errors import SoundingError
 
+    if lookup(name) is None and is_irds_id(name) and from_ is None:  # outside the registry: through ir_datasets
+        print(fetch(name, home=home))
+        return
     info = get_info(name)
     err = Console(stderr=True, soft_wrap=True)
     if from_ is None:

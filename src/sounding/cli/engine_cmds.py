@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
-from .app import app, exit_when_done, shown
+from .app import app, command_line, exit_when_done, shown
 from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
 from .scale_cmds import RAY_HELP
 
@@ -17,7 +17,7 @@ console = Console(stderr=True)
 
 @app.command("index")
 def index_cmd(
-    dataset: str = typer.Argument(..., help="dataset name (see `sounding datasets`), dataset folder, or corpus file; "
+    dataset: str = typer.Argument(..., help="dataset name (see `sounding datasets`), ir_datasets id (beir/scifact/test), dataset folder, or corpus file; "
                                   "with --check, the index folder"),
     out: Path = typer.Option(None, "--out", "-o", help="index folder to write (replaced atomically)"),
     analyzer: str = typer.Option(None, help="analyzer name (default: the dataset language's Lucene-parity chain)"),
@@ -112,21 +112,25 @@ def search_cmd(
     tag: Tag = "sounding",
     ray: str = typer.Option(None, "--ray", help="a sharded index: search its shards on Ray (" + RAY_HELP + ")"),
     num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs of a local Ray instance (--ray local)"),
+    metadata: bool = typer.Option(False, "--metadata", help="start the run file with an ir_metadata header (PRIMAD: "
+                                  "version, settings, analyzer, data and checksums, machine) as # comment lines"),
 ) -> None:
     """Search an index with BM25 and write a TREC run file (gzip for a .gz name). A sharded index is
     searched shard by shard with merged statistics and an exact top-k merge: the same run file."""
-    from ..datasets import load_queries
+    from ..datasets import queries_for
     from ..io import check_output_file
     from ..search import Searcher
     from ..search.stream import search_to_run
 
     check_output_file(run)  # before the search: a bad --run fails in a second
     if ray or (index / "shards.json").is_file():  # a sharded index (scale.shards.SHARDS_FILE)
-        return _search_sharded(index, load_queries(queries), run, ray, num_cpus, tag, remove_self_hits,
+        return _search_sharded(index, queries_for(queries), run, ray, num_cpus, tag, remove_self_hits,
+                               _run_header(index, queries, tag) if metadata else None,
                                dict(layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
                                     title_weight=title_weight, proximity=proximity, typos=typos,
                                     anserini_ties=anserini_ties))
-    stats = search_to_run(Searcher(index), load_queries(queries), run, tag=tag, remove_self_hits=remove_self_hits,
+    stats = search_to_run(Searcher(index), queries_for(queries), run, tag=tag, remove_self_hits=remove_self_hits,
+                          header=_run_header(index, queries, tag) if metadata else None,
                           layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
                           title_weight=title_weight, proximity=proximity, typos=typos, anserini_ties=anserini_ties)
     _notes(stats)
@@ -137,8 +141,36 @@ def search_cmd(
     exit_when_done()
 
 
+def _run_header(index: Path, queries: str, tag: str):
+    """A function of a search's settings giving the run's ir_metadata header (sounding.provenance)."""
+    from .. import provenance
+    from ..datasets import load_dataset
+    from ..datasets.counts import split_files
+    from ..index import Index
+
+    if Path(queries).is_file():
+        data = provenance.test_collection(None, files={"topics": queries})
+    else:  # a dataset's name: its queries and qrels files
+        ds = load_dataset(queries)
+        files, _ = split_files(ds.root, ds.split, ds.info)
+        data = provenance.test_collection(ds.name, ir_datasets=ds.irds_id, split=ds.split,
+                                          files={"topics": files.queries, "qrels": files.qrels})
+    sharded = (index / "shards.json").is_file()
+    manifest = None if sharded else Index(index, verify=False).manifest
+    if manifest is not None:
+        data["index"] = {"documents": manifest.n_docs, "postings": manifest.postings,
+                         "content sha256": manifest.content_hash}
+    analyzer = manifest.analyzer if manifest is not None else None
+
+    def header(settings) -> str:
+        method = provenance.retrieval_method(analyzer, [{"name": "bm25", "method": "sounding BM25", **settings}])
+        return provenance.header(provenance.run_metadata(tag=tag, method=method, data=data, command=command_line()))
+
+    return header
+
+
 def _search_sharded(index: Path, items, run: Path, ray: str | None, num_cpus: int | None, tag: str,
-                    remove_self_hits: bool, options: dict) -> None:
+                    remove_self_hits: bool, header, options: dict) -> None:
     """`sounding search` on a sharded index: every shard, merged statistics, exact top-k merge."""
     from ..eval.trec import write_run
     from ..scale import ShardedSearcher
@@ -151,7 +183,8 @@ def _search_sharded(index: Path, items, run: Path, ray: str | None, num_cpus: in
     else:
         results = ShardedSearcher(index).search(items, **options)
     _notes(results)
-    write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
+    write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag,
+              header=header(results.settings) if header else "")
     console.print(f"{len(results.qids):,} queries over {results.settings['n_shards']} shards in {results.seconds:.2f} s "
                   f"({results.queries_per_second:,.0f} q/s) → {run}")
 

@@ -1,4 +1,8 @@
-"""CLI commands: `sounding eval`, `sounding crosscheck`, `sounding compare` (thin wrappers over sounding.eval)."""
+"""CLI commands: `sounding eval`, `sounding crosscheck`, `sounding compare` (thin wrappers over sounding.eval).
+
+`eval` and `compare` take several runs at once (a row each, as ranx's `compare` and PyTerrier's `Experiment`
+do), and qrels as a file or a dataset's name (its test qrels, or the split an ir_datasets id names).
+"""
 from __future__ import annotations
 
 import json
@@ -6,18 +10,32 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from .app import app, exit_when_done, shown
 
-_MEASURE_HELP = ("Measure, e.g. nDCG@10, R@100, RR@100, P@10, AP, Success@100, judged@10, nDCG'@10 (judged-only list, "
-                 "trec_eval -J), bpref (repeatable).")
+_MEASURE_HELP = ("Measure, e.g. nDCG@10, R@100, RR@100, AP(rel=2)@1000, P(rel=2)@10, Success@10, judged@10, bpref, "
+                 "nDCG'@10 (judged-only list, trec_eval -J), trec_eval's names (map, P_5, num_rel_ret, "
+                 "iprec_at_recall_0.10, 11pt_avg, ...), or `official` for trec_eval's default set (repeatable).")
+_QRELS_HELP = ("Qrels: a TREC (qid iter docid grade) or BEIR TSV file (.gz accepted), or a dataset's name "
+               "(scifact, beir/scifact/test, ...: its test qrels, or the split the id names).")
 
 
 def _measures(measures: list[str] | None):
     from ..eval import DEFAULT_MEASURES, parse_measures
 
     return parse_measures(measures or DEFAULT_MEASURES)
+
+
+def _qrels(text: str, *, compiled: bool | None = None):
+    """The qrels a file holds, or a dataset's (its name or an ir_datasets id: datasets.qrels_for). A file is read
+    without importing the datasets package (~60 ms of a `sounding eval` that takes ~1 s)."""
+    if Path(text).expanduser().is_file():
+        from ..eval import read_qrels
+
+        return read_qrels(Path(text).expanduser(), fast=compiled)
+    from ..datasets import qrels_for
+
+    return qrels_for(text, compiled=compiled)
 
 
 def _coverage_note(qrels, run, console: Console, name: object = "run") -> None:
@@ -35,58 +53,68 @@ def _coverage_note(qrels, run, console: Console, name: object = "run") -> None:
     judged = [q for q, j in qrels.items() if j]
     missing = sum(1 for q in judged if not run.get(q))
     if missing:
-        console.print(f"[yellow]note:[/yellow] {missing} of {len(judged)} judged queries have no hits in the run (scored 0)")
+        prefix = f"{shown(name)}: " if name != "run" else ""
+        console.print(f"[yellow]note:[/yellow] {prefix}{missing} of {len(judged)} judged queries have no hits in the run "
+                      "(scored 0)", highlight=False, soft_wrap=True)
+
+
+def _header_warnings(runs: list[Path], console: Console) -> None:
+    """One line for each run whose ir_metadata header is broken (the run is scored anyway, as trec_eval does)."""
+    from ..provenance import header_warning
+
+    for run in runs:
+        problem = header_warning(run) if Path(run).is_file() else None
+        if problem:
+            console.print(f"[yellow]warning:[/yellow] {shown(problem)}", highlight=False, soft_wrap=True)
 
 
 @app.command("eval")
 def eval_cmd(
-    qrels: Path = typer.Argument(..., help="Qrels: TREC (qid iter docid grade) or BEIR TSV; .gz accepted."),
-    run: Path = typer.Argument(..., help="TREC run file (qid Q0 docid rank score tag); .gz accepted."),
+    qrels: str = typer.Argument(..., help=_QRELS_HELP),
+    runs: list[Path] = typer.Argument(..., help="TREC run files (qid Q0 docid rank score tag; .gz accepted): a row each."),
     measure: list[str] | None = typer.Option(None, "-m", "--measure", help=_MEASURE_HELP),
     remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="Drop hits whose docid equals the qid (BEIR convention)."),
-    per_query: bool = typer.Option(False, "--per-query", help="Also give every query's value."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    per_query: bool = typer.Option(False, "--per-query", "-q", help="Also give every query's value (trec_eval's -q)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: {measure: value} for one run, {run: {measure: value}} for several."),
+    trec: bool = typer.Option(False, "--trec", help="Print as trec_eval does (measure, query or 'all', value; trec_eval's names)."),
 ) -> None:
-    """Score a run with trec_eval semantics (mean over every judged query; missing queries score 0)."""
-    from ..eval import read_qrels
+    """Score runs with trec_eval semantics (every judged query counts; a query missing from a run scores 0)."""
     from ..eval.trec import evaluate_run_file, large_run
 
     ms = _measures(measure)
-    q = read_qrels(qrels, fast=large_run(run) or None)  # compiled too where the run's scan loads numba
-    # the run is read and scored in one pass (large files: compiled, no Python object per line)
-    result, hit_counts = evaluate_run_file(q, run, ms, remove_self_hits=remove_self_hits, per_query=per_query)
-    _coverage_note(q, hit_counts, Console(stderr=True), run)  # stderr: --json's stdout stays JSON
+    from ..eval.comparison import run_labels
+
+    labels = run_labels(runs)
+    q = _qrels(qrels, compiled=any(large_run(r) for r in runs) or None)  # compiled where a run's scan loads numba
+    err = Console(stderr=True)  # notes on stderr: --json's stdout stays JSON
+    _header_warnings(runs, err)
+    results = {}
+    for label, run in zip(labels, runs):
+        # read and scored in one pass (large files: compiled, no Python object per line)
+        results[label], hit_counts = evaluate_run_file(q, run, ms, remove_self_hits=remove_self_hits, per_query=per_query)
+        _coverage_note(q, hit_counts, err, label if len(runs) > 1 else run)
     exit_when_done()  # nothing but the output below is left (the interpreter's teardown took 0.2-0.4 s here)
+    from .eval_output import print_tables, print_trec
+
     if as_json:
-        print(json.dumps(result))
-        return
-    console = Console()
-    names = [str(m) for m in ms]
-    if per_query:
-        table = Table("query", *names)
-        for qid in result["per_query"][names[0]]:
-            table.add_row(qid, *(f"{result['per_query'][n][qid]:.4f}" for n in names))
-        table.add_section()
-        table.add_row("all", *(f"{result[n]:.4f}" for n in names))
+        print(json.dumps(results[labels[0]] if len(runs) == 1 else results))
+    elif trec:
+        print_trec(ms, results, per_query)
     else:
-        console.print(f"{run}: mean over {sum(1 for j in q.values() if j)} judged queries")
-        table = Table("measure", "value")
-        for n in names:
-            table.add_row(n, f"{result[n]:.4f}")
-    console.print(table)
+        print_tables(ms, results, per_query, sum(1 for j in q.values() if j))
 
 
 @app.command("crosscheck")
 def crosscheck_cmd(
-    qrels: Path = typer.Argument(..., help="Qrels file."),
+    qrels: str = typer.Argument(..., help=_QRELS_HELP),
     runs: list[Path] = typer.Argument(..., help="One or more TREC run files."),
     remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="Drop hits whose docid equals the qid."),
     tolerance: float = typer.Option(5e-5, "--tolerance", help="Largest accepted |difference|."),
 ) -> None:
     """Re-score runs with pytrec_eval (nDCG@10, R@100, RR@100 on the top 100); exit 1 on any mismatch."""
-    from ..eval import crosscheck, read_qrels, read_run
+    from ..eval import crosscheck, read_run
 
-    q = read_qrels(qrels)
+    q = _qrels(qrels)
     failed = []
     for path in runs:
         report = crosscheck(q, read_run(path), tolerance=tolerance, remove_self_hits=remove_self_hits, name=str(path))
@@ -100,43 +128,44 @@ def crosscheck_cmd(
 
 @app.command("compare")
 def compare_cmd(
-    qrels: Path = typer.Argument(..., help="Qrels file."),
-    run_a: Path = typer.Argument(..., help="Run A (differences are A - B)."),
-    run_b: Path = typer.Argument(..., help="Run B."),
+    qrels: str = typer.Argument(..., help=_QRELS_HELP),
+    runs: list[Path] = typer.Argument(..., help="Two or more TREC run files; each is compared with the baseline."),
+    baseline: Path = typer.Option(None, "--baseline", "-b", help="The run the others are compared with (default: the first)."),
     measure: list[str] | None = typer.Option(None, "-m", "--measure", help=_MEASURE_HELP),
     remove_self_hits: bool = typer.Option(False, "--remove-self-hits", help="Drop hits whose docid equals the qid."),
+    test: str = typer.Option("t", "--test", help="The test that marks a difference: t (paired t-test, ranx's default) or randomization."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Significance level, after Holm's correction over every run and measure."),
     permutations: int = typer.Option(10_000, "--permutations", help="Randomization test permutations."),
     seed: int = typer.Option(0, "--seed", help="Seed of the randomization test and the bootstrap."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: {measure: statistics} for one comparison, {run: {measure: statistics}} for several."),
 ) -> None:
-    """Paired t-test, randomization test, bootstrap 95% CI and win/tie/loss; Holm-corrected across measures."""
-    from dataclasses import asdict
+    """Each run against the baseline: paired t-test, randomization test, bootstrap 95% CI and win/tie/loss per
+    measure, Holm-corrected over every run and measure (the table shows run - baseline; --json, as always, A - B
+    with A the baseline)."""
+    from ..errors import SoundingError
+    from ..eval.comparison import compare_runs
 
-    from ..eval import compare, coverage_warnings, holm, per_query_arrays, read_qrels, read_run
+    from .eval_output import print_comparison
 
+    if test not in ("t", "randomization"):
+        raise SoundingError(f"--test must be t or randomization, got {test!r}")
+    if not 0 < alpha < 1:
+        raise SoundingError(f"--alpha must be between 0 and 1, got {alpha}")
+    if baseline is not None and baseline not in runs:
+        runs = [baseline, *runs]
+    if len(runs) < 2:
+        raise SoundingError("compare needs at least two runs (a baseline and one to compare with it)")
     ms = _measures(measure)
-    q = read_qrels(qrels)
-    ra, rb = read_run(run_a), read_run(run_b)
+    q = _qrels(qrels)
+    _header_warnings(runs, Console(stderr=True))
+    got = compare_runs(q, [str(r) for r in runs], str(baseline or runs[0]), ms, remove_self_hits=remove_self_hits,
+                       permutations=permutations, seed=seed)
     err = Console(stderr=True)
-    for path, r in ((run_a, ra), (run_b, rb)):
-        for w in coverage_warnings(q, r, str(path)):
-            err.print(f"[yellow]warning:[/yellow] {shown(w)}", highlight=False, soft_wrap=True)
-    _, va = per_query_arrays(q, ra, ms, remove_self_hits=remove_self_hits)
-    _, vb = per_query_arrays(q, rb, ms, remove_self_hits=remove_self_hits)
-    results = {n: compare(va[n], vb[n], permutations=permutations, seed=seed) for n in va}
-    t_holm = dict(zip(results, holm([c.t_pvalue for c in results.values()])))
-    r_holm = dict(zip(results, holm([c.rand_pvalue for c in results.values()])))
+    for w in got.warnings:  # a run that cannot score: said once, on stderr (--json's stdout stays JSON)
+        err.print(f"[yellow]warning:[/yellow] {shown(w)}", highlight=False, soft_wrap=True)
     if as_json:
-        out = {n: {**asdict(c), "t_pvalue_holm": t_holm[n], "rand_pvalue_holm": r_holm[n]} for n, c in results.items()}
-        print(json.dumps(out))
+        out = {label: {n: {**c, "significant": c[f"{'t' if test == 't' else 'rand'}_pvalue_holm"] < alpha}
+                       for n, c in per.items()} for label, per in got.comparisons.items()}
+        print(json.dumps(next(iter(out.values())) if len(out) == 1 else out))
         return
-    n_q = next(iter(results.values())).n
-    print(f"A = {run_a}, B = {run_b}: {n_q} queries; two-sided p, Holm-corrected across {len(results)} measure(s) in ()")
-    print(f"{'measure':<12} {'A':>7} {'B':>7} {'A - B':>8}  {'95% CI of A - B':<18}  {'t-test p':<17}  {'randomization p':<17}  win/tie/loss")
-    for n, c in results.items():
-        ci = f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]"
-        print(
-            f"{n:<12} {c.mean_a:>7.4f} {c.mean_b:>7.4f} {c.diff:>+8.4f}  {ci:<18}  "
-            f"{f'{c.t_pvalue:.4f} ({t_holm[n]:.4f})':<17}  {f'{c.rand_pvalue:.4f} ({r_holm[n]:.4f})':<17}  "
-            f"{c.wins}/{c.ties}/{c.losses}"
-        )
+    print_comparison(got, ms, test, alpha)

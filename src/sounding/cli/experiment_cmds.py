@@ -1,7 +1,6 @@
 """CLI command: `sounding run` — the main job."""
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 
@@ -10,14 +9,16 @@ from rich.console import Console
 from rich.table import Table
 
 from ..results import ResultRow
-from .app import app, shown
+from .app import app, command_line, shown
+from .options import Device
 
 console = Console(width=None if sys.stdout.isatty() else 140)
 
 
 @app.command("run")
 def run_cmd(
-    datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`) or folders in BEIR layout"),
+    datasets: list[str] = typer.Argument(..., help="dataset names (see `sounding datasets`), ir_datasets ids "
+                                                  "(beir/scifact/test, mr-tydi/ja/test, ...) or folders in BEIR layout"),
     out: Path = typer.Option(Path("sounding-out"), "--out", "-o", help="output folder (results.json, runs, reports)"),
     layouts: str = typer.Option(None, help="comma-separated layouts (default: flat,multifield,multifield-max,bm25f; "
                                 "with --retriever/--run and no BM25 option: the flat reference row only)"),
@@ -51,6 +52,9 @@ def run_cmd(
                                         "user.NAME, tested against BM25 (repeatable)"),
     run: list[str] = typer.Option(None, "--run", help="NAME=PATH: an existing TREC run file (plain or .gz; "
                                   "{dataset} in PATH is the dataset name) as row user.NAME (repeatable)"),
+    device: Device = "auto",
+    metadata: bool = typer.Option(False, "--metadata", help="start every run file with an ir_metadata header "
+                                  "(PRIMAD: version, setting, analyzer, dataset id and checksums, machine) as # lines"),
 ) -> None:
     """Run the BM25 settings grid on datasets: run files, metrics, pytrec_eval cross-check, reports."""
     from ..errors import SoundingError
@@ -64,8 +68,8 @@ def run_cmd(
         arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
         shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
         runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
-        gzip_runs=run_format == "gz",
-        command=shlex.join(["sounding", *sys.argv[1:]]) if sys.argv else "", log=lambda m: console.print(f"[dim]{shown(m)}[/dim]"),
+        gzip_runs=run_format == "gz", metadata=metadata, device=device,
+        command=command_line(), log=lambda m: console.print(f"[dim]{shown(m)}[/dim]"),
     )
     if phase == "index":
         console.print(f"indexes ready in {out / 'indexes'}")
@@ -120,7 +124,9 @@ def _table(rows: list[ResultRow]) -> Table:
     for r in rows:
         m = r.metrics
         pub = (r.published or {}).get("nDCG@10")
-        t.add_row(shown(r.dataset), shown(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
+        irds = r.extra.get("ir_datasets")
+        t.add_row(shown(f"{r.dataset} ({irds})" if irds else r.dataset), shown(r.setting.removeprefix("sounding.bm25.")),
+                  f"{m['nDCG@10']:.4f}",
                   f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
                   f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–")

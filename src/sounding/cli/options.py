@@ -6,7 +6,11 @@ from typing import Annotated, Optional
 
 import typer
 
-Queries = Annotated[Path, typer.Option("--queries", "-q", help="queries: BEIR jsonl[.gz] or TSV of id and text")]
+Queries = Annotated[str, typer.Option("--queries", "-q", help="queries: BEIR jsonl[.gz] or TSV of id and text, or a "
+                                                              "dataset's name (scifact, beir/scifact/test: its judged queries)")]
+Device = Annotated[str, typer.Option("--device", help="where dense, sparse and rerank models run: auto (the best "
+                                                     "available: cuda, then mps, then cpu), cpu, cuda[:N] or mps; "
+                                                     "float16 on a GPU")]
 RunFile = Annotated[Path, typer.Option("--run", help="TREC run file to write (gzip if the name ends in .gz)")]
 LayoutName = Annotated[str, typer.Option(help="flat | multifield | multifield-max | bm25f")]
 K1 = Annotated[float, typer.Option(help="BM25 k1 (Anserini 0.9, Lucene 1.2)")]

@@ -87,7 +87,7 @@ def regress_cmd(
 
 @app.command("profile")
 def profile_cmd(
-    dataset: str = typer.Argument(..., help="Dataset name (see `sounding datasets`) or a folder in BEIR layout."),
+    dataset: str = typer.Argument(..., help="Dataset name (see `sounding datasets`), ir_datasets id (beir/scifact/test) or a folder in BEIR layout."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Folder holding local dataset copies."),
     no_bm25: bool = typer.Option(False, "--no-bm25", help="Skip the BM25 top-10 (judged@10); no index is built."),
     top: int = typer.Option(5, "--top", help="How many nearest BEIR datasets to list."),

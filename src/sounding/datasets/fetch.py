@@ -28,7 +28,8 @@ from ..io import remove_stale
 from .beir import is_beir
 from .counts import check_counts
 from .mrtydi import is_mrtydi
-from .registry import REGISTRY, DatasetInfo, cache_home, get_info
+from .names import get_info, is_irds_id, lookup
+from .registry import REGISTRY, DatasetInfo, cache_home
 
 MANIFEST = ".sounding-source.json"
 Progress = Callable[[int, int | None], None]  # (bytes so far, total bytes or None)
@@ -81,8 +82,16 @@ def resolve(name_or_dir: str | Path, *, data_dir: str | Path | None = None, home
     if p.is_dir():
         return p
     name = str(name_or_dir)
-    if name not in REGISTRY and (os.sep in name or name.startswith((".", "~"))):
-        raise SoundingError(f"{name}: no such folder")
+    if lookup(name) is None:
+        if is_irds_id(name):  # an ir_datasets id outside the registry: through ir_datasets, copied once
+            from .irds import cached, materialize
+
+            found = materialize(name, home) if download else cached(name, home)
+            if found is None:
+                raise SoundingError(f"{name} is not on this machine; run `sounding fetch {name}`")
+            return found
+        if os.sep in name or name.startswith((".", "~")):
+            raise SoundingError(f"{name}: no such folder")
     if data_dir is not None and not Path(data_dir).expanduser().is_dir():
         raise SoundingError(f"data dir {data_dir}: no such folder")
     info = get_info(name)
@@ -308,6 +317,10 @@ def fetch(name: str | DatasetInfo, *, source: str | Path | None = None, home: st
     """Put a dataset in the cache (download and verify it, or import `source`) and return its folder.
     `unverified`: import a `source` archive whose checksum differs from the registry's (its manifest
     then says so)."""
+    if not isinstance(name, DatasetInfo) and lookup(name) is None and is_irds_id(name) and source is None:
+        from .irds import materialize
+
+        return materialize(name, home)
     info = name if isinstance(name, DatasetInfo) else get_info(name)
     home = cache_home(home)
     target = home / info.cache_subpath

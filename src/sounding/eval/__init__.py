@@ -5,7 +5,8 @@
     # -> {"nDCG@10": <mean over the judged queries>, "R@100": <mean>}
 """
 from .crosscheck import CrosscheckReport, MeasureCheck, crosscheck
-from .measures import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
+from .measures import DEFAULT_MEASURES, OFFICIAL, Measure, parse_measure, parse_measures
+from .calc import Metric, calc_aggregate, iter_calc
 from .metrics import Qrels, Run, evaluate, judged_qids, per_query_arrays, trec_order
 from .significance import (
     Comparison,
@@ -22,6 +23,8 @@ __all__ = [
     "Comparison",
     "CrosscheckReport",
     "Measure",
+    "Metric",
+    "OFFICIAL",
     "MeasureCheck",
     "Qrels",
     "Run",
@@ -29,8 +32,10 @@ __all__ = [
     "compare",
     "coverage_warnings",
     "crosscheck",
+    "calc_aggregate",
     "evaluate",
     "holm",
+    "iter_calc",
     "judged_qids",
     "paired_t_test",
     "parse_measure",

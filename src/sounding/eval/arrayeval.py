@@ -6,8 +6,8 @@ retrieved and its number of hits (metrics.py), so `judged_ranks` computes exactl
 (internal document numbers, float32 scores, counts): a judged document is found by its document number,
 its rank is 1 + (hits scored higher) + (tied hits whose id is greater in byte order: trec_eval's tie
 order, given by the index's docid rank), and ties are resolved within the same horizon as metrics.py's.
-The per-query values then come from metrics.py's own `_query_values`, so they are those of the dict path
-to the last digit.
+The per-query values then come from the measures' own code (`measures.query_values`), so they are those of
+the dict path to the last digit.
 
 Both lists BEIR-style scoring needs come out of one pass: the ranking as retrieved, and the ranking with
 the query's own document (docid == qid) removed.

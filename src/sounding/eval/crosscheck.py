@@ -24,7 +24,10 @@ import numpy as np
 
 from .metrics import Qrels, Run, judged_qids, per_query_arrays, trec_order
 
-CHECKED = {"nDCG@10": "ndcg_cut_10", "R@100": "recall_100", "RR@100": "recip_rank"}
+from .measures import parse_measure
+
+# the measures checked, with pytrec_eval's name for each (from its declaration; RR@100: recip_rank on the cut run)
+CHECKED = {name: parse_measure(name).pytrec_eval_name for name in ("nDCG@10", "R@100", "RR@100")}
 CUT = 100
 
 

@@ -7,38 +7,28 @@ documents, and a rank is a count: (hits scored strictly higher) + (tied hits wit
 So per query: one np.sort of the scores, a searchsorted for the few judged documents (looked up in the
 run dict), and a string comparison only inside score ties.
 
-Semantics (trec_eval -c; docs/definitions.md):
+Semantics (trec_eval -c; docs/definitions.md); what each measure computes is declared in measures/:
+
 - rank order: score descending, ties by docid descending (trec_eval's strcmp; Python's str order is the
   same as strcmp over UTF-8 bytes);
-- relevant: grade > 0; nDCG gain = grade (grades <= 0 give 0), discount 1/log2(rank+1), ideal DCG from
-  all positively graded judgements of the query, cut at k;
 - the mean is over every query with at least one judgement in the qrels (grade 0 included); a judged query
-  missing from the run scores 0; run queries without judgements are ignored. A query whose judgements
-  are all grade 0 scores 0 on every measure except judged@k (pytrec_eval does the same);
-- judged@k (ir_measures' Judged@k): judged hits in the top k / min(k, hits retrieved), 0 with no hits;
-- nDCG'@k (trec_eval -J -m ndcg_cut.k; Sakai's condensed list): the hits without a judgement of grade >= 0
-  are removed (a negative grade is trec_eval's "in the pool, not judged": removed too), the rest keep their
-  order and are ranked again from 1; then nDCG@k as above, with the same ideal DCG. Every hit can move up,
-  so nDCG' resolves ties over the whole ranking;
-- bpref (trec_eval -m bpref; Buckley & Voorhees 2004): R = judgements with grade > 0, N = judgements with
-  grade 0. Walking the hits in rank order, skipping those without a judgement of grade >= 0, each relevant
-  hit adds 1 - min(n, R) / min(N, R), where n counts the grade-0 hits above it (it adds 1 when n = 0); the
-  sum is divided by R (0 when R = 0). No cutoff: the whole ranking counts;
+  missing from the run has no hits (0 on every measure but the counts of its judgements); run queries
+  without judgements are ignored. A query whose judgements are all grade 0 scores 0 on every measure
+  except judged@k and the counts (pytrec_eval does the same);
+- ties are resolved up to the largest rank any measure asked for can see (`Measure.horizon`): beyond it
+  no measure tells rank 101 from rank 102;
 - remove_self_hits: drop the hit whose docid equals the qid before ranking (BEIR's ignore_identical_ids).
 """
 from __future__ import annotations
 
 import heapq
-import math
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping
-from itertools import accumulate
 from operator import itemgetter
 
 import numpy as np
 
 from ..errors import SoundingError
-from .measures import Measure, parse_measures
+from .measures import Measure, horizon, parse_measures, query_values
 
 Qrels = dict[str, dict[str, int]]
 Run = dict[str, dict[str, float]]
@@ -90,72 +80,6 @@ def _ranks(qid: str, judgements: Mapping[str, int], hits: Mapping[str, float], r
     return ranks, [judgements[d] for d in found], n
 
 
-_WHOLE_RANKING = {"nDCG'", "bpref"}  # measures of the judged-only list: any judged hit may count, whatever its rank
-
-
-def _judged_only_grades(ranks, grades) -> list[int]:
-    """Grades of the judged-only (condensed) list, in rank order: the hits judged with a grade >= 0."""
-    return [g for _, g in sorted((r, g) for r, g in zip(ranks, grades) if g >= 0)]
-
-
-def _bpref(condensed: list[int], num_rel: int, num_nonrel: int) -> float:
-    """trec_eval's bpref over the condensed grades (m_bpref.c, relevance level 1), summed in the same order."""
-    if not num_rel:
-        return 0.0
-    total, nonrel_above = 0.0, 0
-    for g in condensed:
-        if g > 0:
-            total += 1.0 - min(nonrel_above, num_rel) / min(num_nonrel, num_rel) if nonrel_above else 1.0
-        else:
-            nonrel_above += 1
-    return total / num_rel
-
-
-def _query_values(measures: list[Measure], judgements: Mapping[str, int], ranks, grades, n: int) -> list[float]:
-    # plain Python: a query has few judged hits, and numpy costs more than it saves on lists this short
-    rel = sorted((r, g) for r, g in zip(ranks, grades) if g > 0)
-    rel_ranks = [r for r, _ in rel]
-    cum_dcg = list(accumulate(g / math.log2(r + 1) for r, g in rel))
-    cum_prec = list(accumulate(i / r for i, r in enumerate(rel_ranks, 1)))  # precision at each relevant hit
-    ideal = sorted((g for g in judgements.values() if g > 0), reverse=True)
-    num_rel = len(ideal)
-    judged_ranks = sorted(ranks)
-    condensed = _judged_only_grades(ranks, grades) if any(m.name in _WHOLE_RANKING for m in measures) else []
-    cond_rel = [(i, g) for i, g in enumerate(condensed, 1) if g > 0]  # (rank in the judged-only list, grade)
-    cond_ranks = [i for i, _ in cond_rel]
-    cum_cond_dcg = list(accumulate(g / math.log2(i + 1) for i, g in cond_rel))
-    out = []
-    for m in measures:
-        k = m.k
-        c = len(rel_ranks) if k is None else bisect_right(rel_ranks, k)  # relevant hits in the top k
-        if m.name in ("nDCG", "nDCG'"):
-            cut = num_rel if k is None else min(k, num_rel)
-            idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:cut]))  # in rank order, as trec_eval
-            if m.name == "nDCG'":  # the same on the judged-only list
-                c = len(cond_ranks) if k is None else bisect_right(cond_ranks, k)
-                v = cum_cond_dcg[c - 1] / idcg if c and idcg > 0 else 0.0
-            else:
-                v = cum_dcg[c - 1] / idcg if c and idcg > 0 else 0.0
-        elif m.name == "bpref":
-            v = _bpref(condensed, num_rel, sum(1 for g in judgements.values() if g == 0))
-        elif m.name == "R":
-            v = c / num_rel if num_rel else 0.0
-        elif m.name == "P":
-            v = c / k
-        elif m.name == "RR":
-            v = 1.0 / rel_ranks[0] if c else 0.0
-        elif m.name == "AP":
-            v = cum_prec[c - 1] / num_rel if c else 0.0
-        elif m.name == "Success":
-            v = 1.0 if c else 0.0
-        elif m.name == "judged":
-            v = bisect_right(judged_ranks, k) / min(k, n) if n else 0.0
-        else:  # pragma: no cover - parse_measure admits only the families above
-            raise SoundingError(f"no implementation for measure {m}")
-        out.append(v)
-    return out
-
-
 def per_query_arrays(
     qrels: Qrels, run: Run, measures: Iterable[str | Measure], *, remove_self_hits: bool = False
 ) -> tuple[list[str], dict[str, np.ndarray]]:
@@ -164,14 +88,13 @@ def per_query_arrays(
     qids = judged_qids(qrels)
     if not qids:
         raise SoundingError("the qrels hold no judged queries")
-    horizon = math.inf if any(m.k is None or m.name in _WHOLE_RANKING for m in ms) else max(m.k for m in ms)
-    table = np.zeros((len(qids), len(ms)))  # a judged query missing from the run keeps its zeros
+    reach = horizon(ms)
+    table = np.empty((len(qids), len(ms)))
     for i, qid in enumerate(qids):
         hits = run.get(qid)
-        if hits:
-            ranks, grades, n = _ranks(qid, qrels[qid], hits, remove_self_hits, horizon)
-            if n:
-                table[i] = _query_values(ms, qrels[qid], ranks, grades, n)
+        # a judged query missing from the run has no hits: 0 on every measure but the counts of its judgements
+        ranks, grades, n = _ranks(qid, qrels[qid], hits, remove_self_hits, reach) if hits else ([], [], 0)
+        table[i] = query_values(ms, qrels[qid], ranks, grades, n)
     return qids, {str(m): table[:, j].copy() for j, m in enumerate(ms)}
 
 
@@ -198,12 +121,14 @@ def evaluate(
     remove_self_hits: bool = False,
     per_query: bool = False,
 ) -> dict:
-    """Mean of each measure over the judged queries: {"nDCG@10": 0.42, ...}.
+    """Each measure over the judged queries: {"nDCG@10": 0.42, ...}: the mean (trec_eval -c), or the total for
+    the counts (num_ret, ...), or gm_map's geometric mean.
 
     With per_query=True the result also holds "per_query": {measure: {qid: value}}.
     """
-    qids, values = per_query_arrays(qrels, run, measures, remove_self_hits=remove_self_hits)
-    out: dict = {name: float(v.mean()) for name, v in values.items()}
+    ms = parse_measures(measures)
+    qids, values = per_query_arrays(qrels, run, ms, remove_self_hits=remove_self_hits)
+    out: dict = {str(m): m.aggregate(values[str(m)]) for m in ms}
     if per_query:
         out["per_query"] = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
     return out

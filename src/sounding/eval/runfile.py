@@ -387,13 +387,15 @@ class RunWriter:
     is left as it was. `.gz` names (or `gz=True`) write gzip. Batches must come in sorted qid order, with
     no qid twice (what `sorted_rows` gives); `lines` and `bytes` count what was written.
 
+    `header`: comment lines written first (each starting with `#`: an ir_metadata header).
+
     `docids` may also be a function giving them: they are then read when `table` is first asked for (by
     the first write, or ahead of it), in that thread: reading 2.68 M ids took ~0.15 s, which a writer
     thread can spend while the first batch is searched.
     """
 
     def __init__(self, path: str | os.PathLike, docids: Sequence[str] | DocIdTable | Callable[[], Sequence[str]],
-                 rank: np.ndarray, *, tag: str = "sounding", gz: bool | None = None):
+                 rank: np.ndarray, *, tag: str = "sounding", gz: bool | None = None, header: str = ""):
         from .trec import _WHITESPACE
 
         if not tag or _WHITESPACE.search(tag):
@@ -415,6 +417,8 @@ class RunWriter:
         self._out = self._file
         if gz:
             self._out = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0, compresslevel=GZIP_LEVEL)
+        if header:  # comment lines first (an ir_metadata header: sounding.provenance)
+            self._out.write(header.encode("utf-8"))
 
     @property
     def table(self) -> DocIdTable:
@@ -547,7 +551,7 @@ class RunWriter:
 
 
 def write_results(results, path: str | os.PathLike, *, tag: str = "sounding", remove_self_hits: bool = False,
-                  batch: int = 256, threads: int | None = None) -> Path:
+                  batch: int = 256, threads: int | None = None, header: str = "") -> Path:
     """Write a search's `Results` as a TREC run, the bytes of `write_run(results.to_run(...), path, tag)`,
     `batch` queries at a time: the formatting buffers hold at most two batches (~20 MB each at top 1,000), not the
     run.
@@ -562,7 +566,7 @@ def write_results(results, path: str | os.PathLike, *, tag: str = "sounding", re
     rows = sorted_rows(results.qids)
     batches = [rows[a : a + batch] for a in range(0, len(rows), batch)]
     threads = min(2, os.cpu_count() or 1) if threads is None else threads
-    with RunWriter(path, results.docids, docid_byte_rank(results), tag=tag) as w:
+    with RunWriter(path, results.docids, docid_byte_rank(results), tag=tag, header=header) as w:
         def formatted(part, spare):
             return w.format(results.qids, results.docs, results.scores, results.counts, rows=part,
                             remove_self_hits=remove_self_hits, spare=spare)

@@ -7,7 +7,7 @@ over the file: it splits lines into fields, parses scores (the exact fast path o
 query's hits for a repeated document, finds the judged documents by hashing their ids, and counts, for
 each one, the hits scored higher and — inside a score tie only — the tied hits with a larger docid
 (byte order, as Python's str order and trec_eval's strcmp). The per-query values then come from
-metrics.py's own code, so they are the same to the last digit as `evaluate(qrels, read_run(path))`.
+the measures' own code (measures/), so they are the same to the last digit as `evaluate(qrels, read_run(path))`.
 
 Anything the fast pass does not handle itself — a malformed line, a control or non-ASCII byte, a line
 longer than validate.MAX_LINE, a score outside
@@ -21,7 +21,6 @@ it instead of comparing every hit.
 """
 from __future__ import annotations
 
-import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
@@ -31,8 +30,8 @@ from numba import njit
 
 from ..validate import MAX_LINE
 from ._fastscan import _blank, _hash, _in_field, _mix, _same, parse_scores
-from .measures import Measure
-from .metrics import _WHOLE_RANKING, Qrels, _query_values
+from .measures import Measure, horizon, query_values
+from .metrics import Qrels
 
 _OK, _FALLBACK, _FULL = 0, 1, 2
 _PARALLEL_MIN_BYTES = 64 << 20  # below, one thread: starting a second costs more than it saves
@@ -303,9 +302,8 @@ def scan(data: bytes, qrels: Qrels, qids: list[str], ms: list[Measure], remove_s
     jq_first = np.zeros(len(qids) + 1, np.int64)
     np.cumsum([len(qrels[q]) for q in qids], out=jq_first[1:])
     as_array = lambda b: np.frombuffer(b, np.uint8) if b else np.zeros(1, np.uint8)  # noqa: E731
-    horizon = math.inf if any(m.k is None or m.name in _WHOLE_RANKING for m in ms) else max(m.k for m in ms)
     tables = (as_array(jq_blob), jq_ptr, as_array(jd_blob), jd_ptr, jq_first, bool(remove_self_hits),
-              float(min(horizon, 2.0**62)))
+              float(min(horizon(ms), 2.0**62)))
     buf = np.frombuffer(data, np.uint8)
     cuts = _cuts(data, min(os.cpu_count() or 1, 2) if len(data) >= _PARALLEL_MIN_BYTES else 1)
     if len(cuts) == 2:
@@ -328,11 +326,9 @@ def scan(data: bytes, qrels: Qrels, qids: list[str], ms: list[Measure], remove_s
     first = jq_first.tolist()
     for i, q in enumerate(qids):
         n = hits_l[i]
-        if not n:
-            continue
         judgements = qrels[q]
-        found = [(r, g) for r, g in zip(ranks_l[first[i] : first[i + 1]], judgements.values()) if r]
-        table[i] = _query_values(ms, judgements, [r for r, _ in found], [g for _, g in found], n)
+        found = [(r, g) for r, g in zip(ranks_l[first[i] : first[i + 1]], judgements.values()) if r] if n else []
+        table[i] = query_values(ms, judgements, [r for r, _ in found], [g for _, g in found], n)
     return table, counts
 
 

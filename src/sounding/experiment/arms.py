@@ -48,6 +48,7 @@ class ArmContext:
     progress: bool = field(default_factory=lambda: sys.stderr.isatty())  # rich bars for long encodes
     log: Callable[[str], None] | None = None
     ray: object | None = None  # `sounding run --ray`: the RayGrid; corpus encoding runs as Ray Data jobs
+    device: str = "auto"  # where models run: auto, cpu, cuda, mps (dense/device.py)
 
 
 @dataclass
@@ -94,25 +95,25 @@ _ENCODERS: dict[str, object] = {}
 def _encoder(model: str, ctx: ArmContext):
     from ..dense import load_encoder
 
-    if model not in _ENCODERS:
+    if (model, ctx.device) not in _ENCODERS:
         _ENCODERS.clear()  # one model in memory at a time
-        _ENCODERS[model] = load_encoder(model, batch_size=ctx.batch_size)
-    return _ENCODERS[model]
+        _ENCODERS[(model, ctx.device)] = load_encoder(model, batch_size=ctx.batch_size, device=ctx.device)
+    return _ENCODERS[(model, ctx.device)]
 
 
 def _dense_run(setting: Setting, ds, ctx: ArmContext) -> tuple[Run, float, dict]:
     from ..dense import corpus_texts
     from ..retrievers import DenseRetriever
 
-    key = (ds.name, str(ds.corpus_path), setting.model, ctx.k, str(ctx.out))
+    key = (ds.name, str(ds.corpus_path), setting.model, ctx.k, str(ctx.out), ctx.device)
     if key in _DENSE_MEMO:
         return _DENSE_MEMO[key]
     def on_ray(ct, enc, root):  # a Ray Data job writes the same store (files) as encode_corpus
-        return ctx.ray.encode_vectors(ct, enc, root, batch_size=ctx.batch_size, log=ctx.log)
+        return ctx.ray.encode_vectors(ct, enc, root, batch_size=ctx.batch_size, log=ctx.log, use_gpus=ctx.device != "cpu")
 
     dense = DenseRetriever(_encoder(setting.model or DEFAULT_DENSE, ctx), store=Path(ctx.out) / "vectors",
                            batch_size=ctx.batch_size, threads=ctx.threads, progress=ctx.progress, log=ctx.log,
-                           encode=on_ray if ctx.ray is not None else None)
+                           encode=on_ray if ctx.ray is not None else None, device=ctx.device)
     dense.index(corpus_texts(ds))
     res = dense.search(ds.queries, ctx.k)
     extra = dense.details()
@@ -127,6 +128,11 @@ def _dense_run(setting: Setting, ds, ctx: ArmContext) -> tuple[Run, float, dict]
 
 def _model_note(name: str, provenance: str) -> dict:
     return {"name": name, "provenance": provenance}
+
+
+def _device_of(scorer) -> str:
+    """Where a reranker's model ran: a cross-encoder's own device, a bi-encoder's encoder's."""
+    return getattr(scorer, "device", None) or getattr(getattr(scorer, "encoder", None), "device", "cpu")
 
 
 def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
@@ -160,7 +166,7 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
         sparse = SparseRetriever(setting.model or DEFAULT_SPARSE, bits=16 if setting.params == "u16" else 8,
                                  store=Path(ctx.out) / "sparse", batch_size=ctx.batch_size, threads=ctx.threads,
                                  progress=ctx.progress, log=ctx.log,
-                                 build=on_ray if ctx.ray is not None else None)
+                                 build=on_ray if ctx.ray is not None else None, device=ctx.device)
         sparse.index(corpus_texts(dataset))
         res = sparse.search(dataset.queries, ctx.k)
         extra = sparse.details()
@@ -176,7 +182,7 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
         depth = int(setting.params[3:]) if setting.params.startswith("top") and setting.params[3:].isdigit() else RERANK_DEPTH
         ct = corpus_texts(dataset)
         if model_kind(model) == "cross-encoder":
-            scorer = CrossEncoderScorer(model)
+            scorer = CrossEncoderScorer(model, device=ctx.device)
         else:  # the dense arm's stored vectors, when present, spare a second encoding of the corpus
             enc = _encoder(model, ctx)
             store = find_store(Path(ctx.out) / "vectors", enc, ct)
@@ -189,9 +195,9 @@ def run_arm(setting: Setting, dataset, ctx: ArmContext) -> ArmResult:
         res = stage.last
         if ctx.log:
             ctx.log(f"{dataset.name}: {res.summary()}")
-        extra = {"model": _model_note(scorer.name, scorer.provenance + (
+        extra = {"model": {**_model_note(scorer.name, scorer.provenance + (
             "" if scorer.kind == "cross-encoder" else " Used here as a bi-encoder reranker (no trained "
-            "cross-encoder ships offline).")), "reranker": scorer.kind, "first_stage": "bm25 flat k1=0.9 b=0.4",
+            "cross-encoder ships offline).")), "device": _device_of(scorer)}, "reranker": scorer.kind, "first_stage": "bm25 flat k1=0.9 b=0.4",
             "rerank_depth": depth, "new_pairs": res.new_pairs, "cached_pairs": res.cached_pairs}
         return ArmResult(run, time.perf_counter() - t0, extra)
     raise SoundingError(f"unknown arm {setting.arm!r}; choose from: {', '.join(ARMS)}")

@@ -138,11 +138,13 @@ class RayGrid:
             self.searcher = None
 
     # -- encoding ----------------------------------------------------------------------------------
-    def encode_vectors(self, ct, encoder, root: Path, *, batch_size: int | None = None, log=None):
-        """`sounding.dense.encode_corpus` as a Ray Data job (same store, same files): an `EncodeReport`."""
+    def encode_vectors(self, ct, encoder, root: Path, *, batch_size: int | None = None, log=None, use_gpus: bool = True):
+        """`sounding.dense.encode_corpus` as a Ray Data job (same store, same files): an `EncodeReport`; its actors
+        on the cluster's GPUs when it has them, unless `use_gpus` is False (--device cpu)."""
         from ..scale.ray_backend import encode_corpus_ray
 
-        return encode_corpus_ray(ct, encoder, root, batch_size=batch_size, log=log, before_job=self.release_actors)
+        return encode_corpus_ray(ct, encoder, root, batch_size=batch_size, log=log, before_job=self.release_actors,
+                                 use_gpus=use_gpus)
 
     def build_impacts(self, ct, model, root: Path, *, bits: int = 8, log=None):
         """`sounding.sparse.build_impact_index` with its chunks encoded by a Ray Data job (same files)."""

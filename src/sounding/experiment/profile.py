@@ -42,15 +42,16 @@ _PROFILES_FILE = "beir_profiles.yaml"
 
 
 def profile_dataset(name_or_dir: str | Path, *, data_dir: str | Path | None = None, bm25: bool = True,
-                    split: str = "test") -> dict:
-    """Profile a registry dataset or a folder in BEIR layout (needs its corpus)."""
+                    split: str | None = None) -> dict:
+    """Profile a registry dataset (by name or ir_datasets id) or a folder in BEIR layout (needs its corpus);
+    `split`: default the id's, else test."""
     from ..datasets import load_dataset
 
     ds = load_dataset(name_or_dir, split=split, data_dir=data_dir)
     if ds.corpus_path is None:
         raise SoundingError(f"{ds.name}: no corpus in {ds.root}; a profile needs the documents")
     if not ds.queries:
-        raise SoundingError(f"{ds.name}: no judged {split} queries")
+        raise SoundingError(f"{ds.name}: no judged {ds.split} queries")
     relevant = {q: {d for d, g in j.items() if g > 0} for q, j in ds.qrels.items() if q in ds.queries}
     wanted = set().union(*relevant.values()) if relevant else set()
     n_docs = words = 0

@@ -12,7 +12,8 @@ A row's *recipe* (`recipe`) is a JSON object of everything that made it:
     hits       k, the hits kept per query
     measures   the measures scored
     index      the index key (corpus content, analyzer, index format)
-    runs       the run file's form ("trec" or "gz")
+    runs       the run file's form ("trec" or "gz") and whether it starts with an ir_metadata header
+    device     where a model arm's model ran (cpu, cuda, mps: float16 on a GPU); null for the others
     sounding   Sounding's version and the results schema (the code that searched and scored)
 
 and its *key* (`row_key`) is the sha256 of the recipe as sorted JSON.
@@ -67,13 +68,15 @@ def folder_label(name: str, identity: DatasetIdentity) -> str:
 
 
 def recipe(ds: Dataset, identity: DatasetIdentity, setting: Mapping[str, Any], *, system: str | None, hits: int,
-           measures: list[str], index_key: str, gzip_runs: bool) -> dict:
+           measures: list[str], index_key: str, gzip_runs: bool, metadata: bool = False,
+           device: str | None = None) -> dict:
     """Everything that made a row (see the module's docstring)."""
     return {
         "dataset": {"name": ds.name, "verified": ds.verified, "corpus": identity.corpus, "queries": identity.queries,
                     "qrels": identity.qrels},
         "setting": dict(setting), "system": system, "hits": hits, "measures": list(measures), "index": index_key,
-        "runs": "gz" if gzip_runs else "trec", "sounding": {"version": __version__, "results": RESULTS_SCHEMA},
+        "runs": ("gz" if gzip_runs else "trec") + ("+metadata" if metadata else ""), "device": device,
+        "sounding": {"version": __version__, "results": RESULTS_SCHEMA},
     }
 
 

@@ -27,7 +27,7 @@ import json
 import os
 import platform
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -45,16 +45,20 @@ from ..pipeline import default_analyzer
 from ..search import Searcher
 from ..results import RESULTS_SCHEMA as RESULTS_FORMAT
 from ..results import ResultRow, match_key, to_pandas
+from ..eval.measures import sets as measure_sets
+from ..provenance import cpu_name
 from ..eval.metrics import judged_qids
+from .finisher import Finisher
 from .rows import folder_label, recipe, reuse, safe_name, write_row
 from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
 from .settings import Setting, grid
 
 # nDCG'@10 and bpref are the pool-bias measures (judged-only scores): the report's "Pool bias" section
-BEIR_MEASURES = ["nDCG@10", "R@100", "R@1000", "RR@100", "judged@10", "nDCG'@10", "bpref"]
-MRTYDI_MEASURES = ["RR@100", "R@100", "Success@100", "nDCG@10", "judged@10", "nDCG'@10", "bpref"]
+BEIR_MEASURES = list(measure_sets.BEIR)  # what a row holds (eval/measures/sets.py)
+MRTYDI_MEASURES = list(measure_sets.MRTYDI)
 POOL_K, POOL_SHOWN = 10, 5  # a row names the POOL_SHOWN queries with the most unjudged hits in its top POOL_K
 GATE_POINTS = 0.01  # "more than one point below" a published figure or a comparator
+MODEL_ARMS = ("dense", "hybrid", "sparse", "rerank")  # the arms that run a model (on `device`)
 CORPUS_MEMO = "corpus-digests.json"  # in OUT: datasets.identity's memo of corpus content digests
 
 
@@ -65,6 +69,7 @@ class ExperimentResult:
     gate_failures: list[str] = field(default_factory=list)
     crosscheck_failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    datasets: dict[str, Dataset] = field(default_factory=dict, repr=False)  # by name: what the rows were scored on
 
     def to_dicts(self) -> list[dict]:
         """The rows as results.json holds them."""
@@ -73,6 +78,13 @@ class ExperimentResult:
     def to_pandas(self):
         """One DataFrame row per result, one column per measure (needs pandas)."""
         return to_pandas(self.rows)
+
+    def to_mteb(self, folder: str | Path, arms: Iterable[str] = ("dense",)) -> list[Path]:
+        """Write the rows of `arms` (the dense ones by default) as MTEB result files under `folder`:
+        `<model>/<revision>/<Task>.json` (experiment/mteb.py says what each holds). Returns the files written."""
+        from .mteb import write_mteb
+
+        return write_mteb(self, folder, tuple(arms))
 
 
 def _one_writer(fn):
@@ -110,6 +122,8 @@ def run_experiment(
     runs: Mapping[str, str | Path] | None = None,
     unverified_data: bool = False,
     gzip_runs: bool = False,
+    metadata: bool = False,
+    device: str = "auto",
     command: str = "",
     log: Callable[[str], None] = print,
 ) -> ExperimentResult:
@@ -126,34 +140,23 @@ def run_experiment(
     BM25 setting was asked for (experiment/user_systems.py).
 
     `gzip_runs`: run files are written gzip-compressed (`<setting>.trec.gz`); every reader takes both.
+    `device`: where the dense, sparse and rerank models run: auto (the best available), cpu, cuda or mps
+    (dense/device.py; float16 on a GPU); rows name the device used.
+    `metadata`: every run file starts with an ir_metadata header (sounding.provenance; experiment/run_metadata.py).
     """
-    from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
-
     start = time.perf_counter()
     bm25_asked = any(x is not None for x in (engines, arms, layouts, params, norms)) or bool(variants) or lucene_norms
-    # BM25 rows in both arithmetics by default: Lucene's (equal to Pyserini's published figures) beside exact
-    norms = norms or ("lucene" if lucene_norms else "both")
     out = Path(out)
     _check_out_dir(out)
     if phase not in ("all", "index", "search"):
         raise SoundingError(f"unknown phase {phase!r}; choose all, index or search")
-    engines = parse_list(engines or ["sounding"], tuple(_known_engines()), "engine")
-    arms = parse_list(arms or ["bm25"], ("bm25", *_known_arms()), "arm")
-    variants = parse_list(variants or [], VARIANTS, "variant")
-    settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
-                    norms, variants) if "bm25" in arms else []
-    if set(arms) - {"bm25"}:
-        from .arms import arm_settings  # dense, hybrid, sparse, rerank (need the `dense` extra)
-
-        settings += arm_settings([a for a in arms if a != "bm25"], models or [])
-    if retrievers or runs:  # the user's own systems, beside the BM25 reference row
-        from .user_systems import user_settings, with_reference
-
-        settings = with_reference(settings, user_settings(retrievers, runs), bm25_asked)
+    settings = _grid(engines, arms, layouts, params, norms or ("lucene" if lucene_norms else "both"), variants or [],
+                     models, retrievers, runs, bm25_asked)
     on_ray = _ray_grid(ray, shards, settings, log)
     if hits is not None:
         validate.integer("hits", hits)
     threads = validate.threads(threads) if threads else (os.cpu_count() or 1)
+    device = _checked_device(device, settings)
     # fail fast on any bad name or folder, and on data that is not what the registry says it is
     loaded = [load_dataset(d, data_dir=data_dir, unverified=unverified_data) for d in datasets]
     if runs:
@@ -169,11 +172,13 @@ def run_experiment(
             if on_ray:
                 index_dir, index_info = on_ray.ensure_index(ds, out, phase, identity.corpus)
             else:
-                index_dir, index_info = _ensure_index(ds, identity, out, phase, log, positions="proximity" in variants)
+                index_dir, index_info = _ensure_index(ds, identity, out, phase, log,
+                                                      positions=any(s.proximity for s in settings))
             if phase == "index":
                 continue
+            header_for = _header_for(ds, index_info, command) if metadata else None
             done = _run_dataset(ds, identity, index_dir, index_info, settings, out, hits, threads, log, on_ray,
-                                gzip_runs)
+                                gzip_runs, header_for, device)
             for s, row in done:
                 rows.append(row)
                 if row.crosscheck and not row.crosscheck["ok"]:
@@ -184,7 +189,8 @@ def run_experiment(
         _write_json(out / "results.json", [r.to_dict() for r in rows])
     _write_json(out / "run.json", _run_meta(command, [ds.name for ds, _ in targets], settings,
                                             {"passed": not failures, "failures": failures} if gate else None, on_ray))
-    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start)
+    return ExperimentResult(out, rows, failures, checks_failed, time.perf_counter() - start,
+                            {ds.name: ds for ds, _ in targets})
 
 
 def _run_meta(command: str, datasets: list[str], settings: list[Setting], gate: dict | None, on_ray) -> dict:
@@ -192,10 +198,51 @@ def _run_meta(command: str, datasets: list[str], settings: list[Setting], gate: 
     return {
         "format": "sounding-run", "version": RESULTS_FORMAT, "sounding_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
-        "machine": {"cpu": _cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
+        "machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version()},
         "datasets": datasets, "settings": [s.name for s in settings], "gate": gate,
         **({"ray": on_ray.info} if on_ray else {}),
     }
+
+
+def _grid(engines, arms, layouts, params, norms: str, variants: list[str], models, retrievers, runs,
+          bm25_asked: bool) -> list[Setting]:
+    """The settings to run: the BM25 grid (both arithmetics by default: Lucene's, equal to Pyserini's
+    published figures, beside exact), the model arms, and the user's systems beside the BM25 reference row."""
+    from .settings import LAYOUTS, PRESETS, VARIANTS, parse_list
+
+    engines = parse_list(engines or ["sounding"], tuple(_known_engines()), "engine")
+    arms = parse_list(arms or ["bm25"], ("bm25", *_known_arms()), "arm")
+    variants = parse_list(variants, VARIANTS, "variant")
+    settings = grid(engines, parse_list(layouts, LAYOUTS, "layout"), parse_list(params, tuple(PRESETS), "params"),
+                    norms, variants) if "bm25" in arms else []
+    if set(arms) - {"bm25"}:
+        from .arms import arm_settings  # dense, hybrid, sparse, rerank (need the `dense` extra)
+
+        settings += arm_settings([a for a in arms if a != "bm25"], models or [])
+    if retrievers or runs:  # the user's own systems, beside the BM25 reference row
+        from .user_systems import user_settings, with_reference
+
+        settings = with_reference(settings, user_settings(retrievers, runs), bm25_asked)
+    return settings
+
+
+def _checked_device(device: str, settings: list[Setting]) -> str:
+    """The device's name; when a model arm will run, a device this machine lacks is one line now, not after the
+    indexing (the rows name the device each model used)."""
+    from ..dense.device import check_device, resolve_device
+
+    device = check_device(device)
+    if any(s.arm in MODEL_ARMS for s in settings):
+        resolve_device(device)
+    return device
+
+
+def _header_for(ds: Dataset, index_info: dict, command: str) -> Callable:
+    """(setting, depth) -> the ir_metadata header of that setting's run file on `ds` (experiment/run_metadata.py)."""
+    from ..io import file_sha256
+    from .run_metadata import setting_header
+
+    return functools.partial(setting_header, ds, index_info.get("analyzer"), file_sha256(ds.corpus_path), command)
 
 
 def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log):
@@ -212,17 +259,17 @@ def _ray_grid(ray: str | None, shards: int | None, settings: list[Setting], log)
 
 # -- datasets and their indexes ----------------------------------------------------------------
 def _identified(loaded: list[Dataset], out: Path, log) -> list[tuple[Dataset, DatasetIdentity]]:
-    """Each dataset with its identity (datasets.identity). One name for two different datasets is refused,
-    naming both folders, before anything is written: results.json, the terminal and the reports label a
-    dataset by its name. The same data given twice under one name runs once."""
+    """Each dataset with its identity (datasets.identity). One name (and split) for two different datasets
+    is refused, naming both folders, before anything is written: results.json, the terminal and the reports
+    label a dataset by its name. The same data given twice (`scifact` and `beir/scifact/test`) runs once."""
     for ds in loaded:
         if ds.corpus_path is None:
             raise SoundingError(f"{ds.name}: no corpus in {ds.root}; `sounding run` needs the documents")
     memo = CorpusMemo(out / CORPUS_MEMO)
-    seen: dict[str, tuple[Dataset, DatasetIdentity]] = {}
+    seen: dict[tuple[str, str], tuple[Dataset, DatasetIdentity]] = {}
     for ds in loaded:
         identity = dataset_identity(ds, memo=memo)
-        first = seen.setdefault(ds.name, (ds, identity))
+        first = seen.setdefault((ds.name, ds.split), (ds, identity))
         if first[0] is ds:
             continue
         if first[1].key == identity.key:
@@ -297,28 +344,36 @@ class _Target:
     index_info: dict
     judged: JudgedDocs | None  # where its judged documents are (None: scored the dict way)
     docids: Any  # the collection's document ids
+    header_for: Callable | None = None  # (setting, depth) -> its run file's ir_metadata header (--metadata)
     searchers: dict = field(default_factory=dict)  # its Searcher, shared by its settings
 
 
 def _run_dataset(ds: Dataset, identity: DatasetIdentity, index_dir: Path, index_info: dict, settings: list[Setting],
-                 out: Path, hits, threads: int, log, on_ray, gzip_runs: bool) -> list[tuple[Setting, ResultRow]]:
+                 out: Path, hits, threads: int, log, on_ray, gzip_runs: bool, header_for: Callable | None,
+                 device: str) -> list[tuple[Setting, ResultRow]]:
     """Every setting's row on one indexed dataset, in the settings' order."""
     docids = on_ray.docids(index_dir) if on_ray else Index(index_dir, verify=False).docids
     t = _Target(ds, identity, folder_label(ds.name, identity), index_dir, index_info,
-                None if on_ray else _check_judged_docs_indexed(ds, docids), docids)
+                None if on_ray else _check_judged_docs_indexed(ds, docids), docids, header_for)
     if on_ray:  # shards: their own numbers
         _check_judged_docs_indexed(ds, docids)
     if hits and hits > (index_info.get("n_docs") or hits):
         log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
             f"at most {index_info['n_docs']:,} per query")
     with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
-            _Finisher(enabled=not on_ray) as finisher:
+            Finisher(enabled=not on_ray) as finisher:
         for s in settings:
-            finisher.add(s, _run_setting(t, s, out, hits, threads, log, on_ray, gzip_runs, finisher.later(s)))
+            finisher.add(s, _run_setting(t, s, out, hits, threads, log, on_ray, gzip_runs, finisher.later(s), device))
         done = finisher.rows()
     _say_reused(ds.name, [row for _, row in done], log)
     t.searchers.clear()  # its arrays go before the next dataset is indexed
     return done
+
+
+def _resolved(device: str) -> str:
+    from ..dense.device import resolve_device
+
+    return resolve_device(device)
 
 
 def _say_reused(dataset: str, rows: list[ResultRow], log) -> None:
@@ -329,50 +384,8 @@ def _say_reused(dataset: str, rows: list[ResultRow], log) -> None:
             f"everything that made them is unchanged")
 
 
-class _Finisher:
-    """Finishes a Sounding BM25 setting (run file, scores, cross-check, row) in a second thread while the next
-    setting is searched: the search kernels and the run-file formatting run outside Python's lock, so on two
-    cores a setting costs about the longer of its search and its finishing, not their sum. At most one
-    setting is finished at a time and at most one waits (memory: two settings' hits); rows come out in the
-    settings' order. Every other setting (and --ray's) runs whole in the calling thread, after the
-    finishing in flight: a user system's row reads the reference row's per-query file."""
-
-    def __init__(self, *, enabled: bool):
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sounding-finish") if enabled else None
-        self._done: list = []  # (setting, row or Future), in order
-
-    def later(self, s: Setting):
-        """The executor to finish setting `s` on, or None (finish it here, after what is in flight)."""
-        if self._pool is not None and s.arm == "bm25" and s.engine == "sounding":
-            return self
-        self.wait()
-        return None
-
-    def submit(self, finish):
-        self.wait()  # the previous setting is finished before this one starts finishing
-        return self._pool.submit(finish)
-
-    def add(self, s: Setting, got) -> None:
-        self._done.append((s, got))
-
-    def wait(self) -> None:
-        for _, got in self._done:
-            if isinstance(got, Future):
-                got.result()
-
-    def rows(self):
-        return [(s, got.result() if isinstance(got, Future) else got) for s, got in self._done]
-
-    def __enter__(self) -> "_Finisher":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)  # an error in the search still lets the file in progress complete
-
-
 def _run_setting(t: _Target, s: Setting, out: Path, hits, threads, log, on_ray=None, gzip_runs: bool = False,
-                 later: _Finisher | None = None) -> ResultRow | Future:
+                 later: Finisher | None = None, device: str = "auto") -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     ds, index_info = t.ds, t.index_info
     k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
@@ -380,7 +393,8 @@ def _run_setting(t: _Target, s: Setting, out: Path, hits, threads, log, on_ray=N
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
     system = s.fingerprint(ds.name) if s.arm == "user" else None  # None: a user system with no fingerprint
     made_of = recipe(ds, t.identity, s.describe(), system=system, hits=k, measures=measures,
-                     index_key=index_info["key"], gzip_runs=gzip_runs)
+                     index_key=index_info["key"], gzip_runs=gzip_runs, metadata=t.header_for is not None,
+                     device=_resolved(device) if s.arm in MODEL_ARMS else None)
     row_file = out / "rows" / t.label / f"{s.name}.json"
     why = None
     if s.arm != "user" or system is not None:  # a user system without a fingerprint is never reused
@@ -400,7 +414,7 @@ def _run_setting(t: _Target, s: Setting, out: Path, hits, threads, log, on_ray=N
     else:
         from .arms import ArmContext, run_arm
 
-        ctx = ArmContext(out=out, k=k_docs, threads=threads,
+        ctx = ArmContext(out=out, k=k_docs, threads=threads, device=device,
                          bm25_run=lambda: _search(ds, Setting(), t.index_dir, k, threads, on_ray,
                                                   searchers=t.searchers)[0],
                          log=log,
@@ -410,19 +424,20 @@ def _run_setting(t: _Target, s: Setting, out: Path, hits, threads, log, on_ray=N
     run_file = out / "runs" / t.label / f"{s.name}.trec{'.gz' if gzip_runs else ''}"
     run_file.parent.mkdir(parents=True, exist_ok=True)
     finish = functools.partial(_finish_setting, t, s, out, k, measures, made_of, row_file, run_file, run,
-                               results, seconds, extra, threads, on_ray)
+                               results, seconds, extra, threads, on_ray, t.header_for(s, k) if t.header_for else "")
     return later.submit(finish) if later is not None else finish()
 
 
 def _finish_setting(t: _Target, s: Setting, out: Path, k: int, measures: list[str], made_of: dict, row_file: Path,
-                    run_file: Path, run, results, seconds: float, extra: dict, threads: int, on_ray) -> ResultRow:
+                    run_file: Path, run, results, seconds: float, extra: dict, threads: int, on_ray,
+                    header: str = "") -> ResultRow:
     """Write the run file, score, cross-check, and write the per-query values and the row."""
     ds, index_info = t.ds, t.index_info
     # BEIR convention (own hits dropped) is what published BEIR figures use; raw nDCG is kept beside it;
     # a Sounding search's run is written and scored from its arrays (experiment/scoring.py: the same bytes
     # and values as from dicts), the writing in a second thread
     scored = write_and_score(run_file, s.name, ds.qrels, ds.queries, measures, results=results, run=run,
-                             pool_k=POOL_K, judged=t.judged)
+                             pool_k=POOL_K, judged=t.judged, header=header)
     per_query, unjudged, metrics, raw_metrics = scored.per_query, scored.unjudged, scored.metrics, scored.raw_metrics
     pq_file = out / "per_query" / t.label / f"{s.name}.json"
     _write_json(pq_file, per_query)
@@ -431,7 +446,7 @@ def _finish_setting(t: _Target, s: Setting, out: Path, k: int, measures: list[st
 
         extra.update(row_extras(s, ds.name, pq_file.parent, per_query))
     row = ResultRow.from_dict({
-        "dataset": ds.name, **s.describe(), "metrics": metrics, "raw_metrics": raw_metrics, "n_queries": len(ds.qrels),
+        "dataset": ds.name, **({"ir_datasets": ds.irds_id} if ds.irds_id else {}), **s.describe(), "metrics": metrics, "raw_metrics": raw_metrics, "n_queries": len(ds.qrels),
         "crosscheck": scored.crosscheck_row(),
         "index_seconds": index_info["index_seconds"] if s.engine == "sounding" else None,
         "index_bytes": index_info["index_bytes"] if s.engine == "sounding" else None,
@@ -541,13 +556,3 @@ def _check_out_dir(out: Path) -> None:
             raise SoundingError(f"{out} holds results of another Sounding format (version {version}); "
                                 f"choose a new --out or delete the folder")
     out.mkdir(parents=True, exist_ok=True)
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"

@@ -1,7 +1,7 @@
 """Score one setting of `sounding run`: the measures, raw nDCG@10, per-query values, pool holes, cross-check.
 
 A Sounding search is scored from its top-k arrays (`score_results`): the judged documents' ranks come from
-compiled code (eval/arrayeval.py) and the values from metrics.py's own per-query code, so every number is
+compiled code (eval/arrayeval.py) and the values from the measures' own per-query code, so every number is
 the one `score_run(qrels, results.to_run())` gives, to the last digit, without a dict per query. Any other
 arm (dense, hybrid, sparse, rerank, the user's systems) hands a run dict to `score_run`.
 
@@ -15,7 +15,6 @@ many (evenly spaced in sorted qid order) is checked, and the row's "crosscheck" 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -25,8 +24,8 @@ import numpy as np
 from ..errors import SoundingError
 from ..eval import evaluate
 from ..eval.crosscheck import CHECKED, CUT, CrosscheckReport, crosscheck
-from ..eval.measures import parse_measures
-from ..eval.metrics import _WHOLE_RANKING, Qrels, Run, _query_values, judged_qids, unjudged_in_top
+from ..eval.measures import horizon, parse_measures, query_values
+from ..eval.metrics import Qrels, Run, judged_qids, unjudged_in_top
 
 RAW = "nDCG@10"  # scored on the ranking as retrieved too (the row's raw_metrics), own hits kept
 CROSSCHECK_QUERIES = 5000  # judged queries checked against pytrec_eval at most (a deterministic sample above)
@@ -51,7 +50,8 @@ class Scored:
 
 
 def write_and_score(run_file: Path, tag: str, qrels: Qrels, queries: Iterable[str], measures: list[str], *,
-                    results=None, run: Run | None = None, pool_k: int = 10, judged: "JudgedDocs | None" = None) -> Scored:
+                    results=None, run: Run | None = None, pool_k: int = 10, judged: "JudgedDocs | None" = None,
+                    header: str = "") -> Scored:
     """Write the run file (from the arrays when `run` is None, else from the dict) in a second thread while
     the setting is scored (`score_setting`): formatting, compression and the disk mostly run outside
     Python's lock, scoring mostly inside it. The file is complete when this returns."""
@@ -61,9 +61,9 @@ def write_and_score(run_file: Path, tag: str, qrels: Qrels, queries: Iterable[st
 
     with ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool:
         if run is None:
-            written = pool.submit(results.write_run, run_file, tag=tag)
+            written = pool.submit(results.write_run, run_file, tag=tag, header=header)
         else:
-            written = pool.submit(write_run, run, run_file, tag=tag)
+            written = pool.submit(write_run, run, run_file, tag=tag, header=header)
         try:
             scored = score_setting(qrels, queries, measures, results=results, run=run, pool_k=pool_k, judged=judged)
         finally:
@@ -117,13 +117,13 @@ def score_results(qrels: Qrels, queries: Iterable[str], measures: list[str], res
         return score_run(qrels, queries, measures, results.to_run(), pool_k)
     first, numbers, n_judged = judged.first, judged.numbers, int(judged.first[-1])
     rows = np.array([last.get(q, -1) for q in qids], dtype=np.int64)
-    horizon = _horizon(ms)
+    reach = horizon(ms)
     status = not OK
     if judged.unique:
         status, ranks_self, ranks_raw, n_self, n_raw = judged_ranks(
             np.ascontiguousarray(results.docs), np.ascontiguousarray(results.scores), counts, rows,
             numbers[n_judged:], first, numbers[:n_judged], docid_byte_rank(results),
-            float(min(max(horizon, pool_k), 2.0**62)), float(min(_horizon(raw_m), 2.0**62)), judged.n_docs)
+            float(min(max(reach, pool_k), 2.0**62)), float(min(horizon(raw_m), 2.0**62)), judged.n_docs)
     if status != OK:  # a NaN score, or an id twice: the dict path reports or decides
         return score_run(qrels, queries, measures, results.to_run(), pool_k)
 
@@ -136,18 +136,14 @@ def score_results(qrels: Qrels, queries: Iterable[str], measures: list[str], res
         a, z = first_l[i], first_l[i + 1]
         grades = judgements.values()
         n = ns_l[i]
-        top = 0
-        if n:
-            found = [(r, g) for r, g in zip(rs_l[a:z], grades) if r]
-            table_self[i] = _query_values(ms, judgements, [r for r, _ in found], [g for _, g in found], n)
-            top = sum(1 for r, _ in found if r <= pool_k)
-        unjudged[q] = min(pool_k, n) - top
-        if nr_l[i]:
-            found = [(r, g) for r, g in zip(rr_l[a:z], grades) if r]
-            table_raw[i] = _query_values(raw_m, judgements, [r for r, _ in found], [g for _, g in found], nr_l[i])
+        found = [(r, g) for r, g in zip(rs_l[a:z], grades) if r] if n else []
+        table_self[i] = query_values(ms, judgements, [r for r, _ in found], [g for _, g in found], n)
+        unjudged[q] = min(pool_k, n) - sum(1 for r, _ in found if r <= pool_k)
+        found = [(r, g) for r, g in zip(rr_l[a:z], grades) if r] if nr_l[i] else []
+        table_raw[i] = query_values(raw_m, judgements, [r for r, _ in found], [g for _, g in found], nr_l[i])
     values = {str(m): table_self[:, j].copy() for j, m in enumerate(ms)}  # as per_query_arrays: columns copied
     raw = table_raw[:, 0].copy()
-    metrics: dict = {name: float(v.mean()) for name, v in values.items()}
+    metrics: dict = {str(m): m.aggregate(values[str(m)]) for m in ms}
     per_query: dict = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
     per_query[f"{RAW}/raw"] = dict(zip(qids, raw.tolist()))
     per_query[f"unjudged@{pool_k}"] = unjudged
@@ -224,11 +220,6 @@ def absent_ids(ids: Iterable[str], docids) -> set[str]:
         if unique:
             return {d for d, n in zip(ids, found.tolist()) if n < 0}
     return set(ids) - set(docids)  # (an id twice in the collection: the plain way)
-
-
-def _horizon(ms) -> float:
-    """Ranks beyond which no measure of `ms` tells ranks apart (metrics.py's rule)."""
-    return math.inf if any(m.k is None or m.name in _WHOLE_RANKING for m in ms) else max(m.k for m in ms)
 
 
 def _sample(qids: list[str], most: int) -> list[str]:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import SoundingError, UserCodeError
 from ..eval.metrics import trec_order
 from ..retrievers import RunFileRetriever, load_retriever
+from ..retrievers.pyterrier import TransformerRetriever, is_transformer
 from ..retrievers.registry import NAME as _NAME
 from ..retrievers.registry import is_retriever as _is_retriever
 from ..types import Document, Run
@@ -109,9 +110,12 @@ def user_settings(retrievers: Mapping[str, Any] | Iterable[Any] | None = None,
         elif _is_retriever(r):
             out.append(UserSetting(system=_check_name(label), kind="retriever", source=_describe_object(r),
                                    retriever=r))
+        elif is_transformer(r):  # a PyTerrier transformer or pipeline
+            out.append(UserSetting(system=_check_name(label), kind="retriever", source=_describe_object(r),
+                                   retriever=TransformerRetriever(r, str(label))))
         else:
             raise SoundingError(f"retriever {label!r}: a {type(r).__name__} has no index(documents) and "
-                                f"search(queries, k) methods")
+                                f"search(queries, k) methods, and is no PyTerrier transformer")
     for label, path in (runs or {}).items():
         out.append(UserSetting(system=_check_name(label), kind="run", source=str(path),
                                retriever=RunFileRetriever(path, label)))

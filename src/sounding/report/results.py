@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import SoundingError
+from ..eval.measures.sets import REPORT_ORDER
 from ..io import inside
 from ..results import RAW_SUFFIX
 
 MAIN = "nDCG@10"  # the headline measure (BEIR convention: own hits dropped)
-MEASURE_ORDER = ("nDCG@10", "R@100", "R@1000", "RR@100", "Success@100", "judged@10", "nDCG'@10", "bpref")
+MEASURE_ORDER = REPORT_ORDER  # eval/measures/sets.py
 CQA = "cqadupstack"
 CQA_PREFIX = "cqadupstack-"
 

@@ -634,7 +634,8 @@ def _operational_section(res: Results) -> Section:
     models = [r for r in res.rows() if isinstance(r.get("model"), dict)]
     for r in models:
         m = r["model"]
-        s.blocks.append(Para(f"model of {r['dataset']} {r['setting']}: {m.get('name', '?')} — "
+        where = f" (on {m['device']}{', ' + m['precision'] if m.get('precision') else ''})" if m.get("device") else ""
+        s.blocks.append(Para(f"model of {r['dataset']} {r['setting']}: {m.get('name', '?')}{where} — "
                              f"{m.get('provenance') or 'no provenance recorded'}", "note"))
     if not models:
         s.blocks.append(Para("No row uses a model (all arms lexical).", "note"))

@@ -21,15 +21,16 @@ class DenseRetriever(EncodedCorpus):
 
     def __init__(self, model=DEFAULT_DENSE, *, store: str | Path | None = None, batch_size: int | None = None,
                  threads: int = 1, progress: bool = False, log: Callable[[str], None] | None = None,
-                 encode: Callable | None = None):
-        super().__init__(model, store=store, batch_size=batch_size, threads=threads, progress=progress, log=log)
+                 encode: Callable | None = None, device: str = "auto"):
+        super().__init__(model, store=store, batch_size=batch_size, threads=threads, progress=progress, log=log,
+                         device=device)
         self.encode = encode
         self.report = None  # the last index's EncodeReport
 
     def _load(self):
         from ..dense import load_encoder
 
-        return load_encoder(self.model, batch_size=self.batch_size)
+        return load_encoder(self.model, batch_size=self.batch_size, device=self.device)
 
     @property
     def encoder(self):
@@ -54,7 +55,8 @@ class DenseRetriever(EncodedCorpus):
     def details(self) -> dict:
         """What a results row says of this system's last index: model, encoding cost, vector store."""
         enc, rep = self.encoder, self.report
-        out: dict = {"model": {"name": enc.name, "provenance": enc.provenance}}
+        out: dict = {"model": {"name": enc.name, "provenance": enc.provenance, "device": enc.device,
+                               "precision": enc.precision}}
         if rep is None:
             return out
         store = rep.store

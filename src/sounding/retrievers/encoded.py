@@ -18,8 +18,9 @@ class EncodedCorpus:
     kind = ""
 
     def __init__(self, model, *, store: str | Path | None, batch_size: int | None, threads: int, progress: bool,
-                 log: Callable[[str], None] | None):
+                 log: Callable[[str], None] | None, device: str = "auto"):
         self.model = model
+        self.device = device  # where a model loaded by name runs: auto, cpu, cuda, mps (dense/device.py)
         self.name = self.kind
         self.store_root = Path(store) if store is not None else None
         self.batch_size, self.threads, self.progress, self.log = batch_size, threads, progress, log

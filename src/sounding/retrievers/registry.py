@@ -118,6 +118,10 @@ def load_retriever(spec: str) -> Retriever:
         obj = getattr(obj, part)
     if is_retriever(obj) and not isinstance(obj, type):
         return obj  # a ready object
+    from .pyterrier import TransformerRetriever, is_transformer
+
+    if is_transformer(obj):  # a PyTerrier transformer (a pipeline, a retriever): searched as it is
+        return TransformerRetriever(obj, attr)
     if not callable(obj):
         raise SoundingError(f"retriever {spec!r}: {attr} is neither a retriever nor a callable that makes one")
     return _made(obj, spec)
@@ -130,6 +134,10 @@ def _made(factory: Callable[[], Any], spec: str) -> Retriever:
         raise
     except Exception as e:
         raise UserCodeError(f"retriever {spec!r}: the factory raised {type(e).__name__}: {e}") from e
+    from .pyterrier import TransformerRetriever, is_transformer
+
+    if is_transformer(obj):
+        return TransformerRetriever(obj, spec)
     if not is_retriever(obj):
         raise SoundingError(f"retriever {spec!r}: the factory returned a {type(obj).__name__}, which has no "
                             f"index(documents) and search(queries, k) methods")

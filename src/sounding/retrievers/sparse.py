@@ -22,17 +22,18 @@ class SparseRetriever(EncodedCorpus):
 
     def __init__(self, model=DEFAULT_SPARSE, *, bits: int = 8, store: str | Path | None = None,
                  batch_size: int | None = None, threads: int = 1, progress: bool = False,
-                 log: Callable[[str], None] | None = None, build: Callable | None = None):
+                 log: Callable[[str], None] | None = None, build: Callable | None = None, device: str = "auto"):
         if bits not in (8, 16):
             raise SoundingError(f"sparse retriever: bits must be 8 or 16, not {bits!r}")
-        super().__init__(model, store=store, batch_size=batch_size, threads=threads, progress=progress, log=log)
+        super().__init__(model, store=store, batch_size=batch_size, threads=threads, progress=progress, log=log,
+                         device=device)
         self.bits, self.build = bits, build
         self.impacts = None  # the last index's ImpactIndex
 
     def _load(self):
         from ..sparse import SparseModel
 
-        return SparseModel(self.model, batch_size=self.batch_size or 32)
+        return SparseModel(self.model, batch_size=self.batch_size, device=self.device)
 
     @property
     def sparse_model(self):
@@ -56,7 +57,8 @@ class SparseRetriever(EncodedCorpus):
     def details(self) -> dict:
         """What a results row says of this system's last index: model, encoding cost, index size."""
         m, ix = self.sparse_model, self.impacts
-        out: dict = {"model": {"name": m.name, "provenance": m.provenance}, "impact_bits": self.bits}
+        out: dict = {"model": {"name": m.name, "provenance": m.provenance, "device": getattr(m, "device", "cpu"),
+                               "precision": getattr(m, "precision", "float32")}, "impact_bits": self.bits}
         if ix is not None:
             out.update({"encode_seconds": ix.manifest.get("encode_seconds"), "index_bytes_sparse": ix.nbytes,
                         "mean_terms_per_doc": ix.manifest.get("mean_terms_per_doc")})

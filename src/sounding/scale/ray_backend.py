@@ -276,8 +276,10 @@ def encoder_factory(encoder) -> Callable[[str], object]:
     import functools
 
     args = getattr(encoder, "load_args", None)
-    if args is not None:
-        return functools.partial(_load_on_worker, type(encoder).__module__, *args)
+    if args is not None:  # in the driver's precision, so that the chunks fit the driver's store (its model_id)
+        name, kwargs = args
+        kwargs = {**kwargs, "half": getattr(encoder, "precision", "float32") == "float16"}
+        return functools.partial(_load_on_worker, type(encoder).__module__, name, kwargs)
     return functools.partial(_same_encoder, encoder)
 
 
@@ -323,10 +325,11 @@ class _ChunkActor:
 
 def run_chunk_job(texts: list[str], chunk_size: int, chunks: list[int], make_model: Callable[[str], object],
                   model_id: str, write: Callable, *, num_actors: int | None = None,
-                  before_job: Callable[[], None] | None = None) -> dict:
+                  before_job: Callable[[], None] | None = None, use_gpus: bool = True) -> dict:
     """Encode `chunks` (chunk i = texts[i*chunk_size:(i+1)*chunk_size]) as a Ray Data job on an actor pool.
 
-    One actor per GPU (`num_gpus=1`) when the cluster has GPUs, else one per CPU (`num_cpus=1`);
+    One actor per GPU (`num_gpus=1`) when the cluster has GPUs (and `use_gpus`: not with --device cpu), else
+    one per CPU (`num_cpus=1`);
     `num_actors` overrides the count, never more actors than chunks. Each Ray Data batch is exactly
     one chunk (a row holding the chunk number and its texts), so whichever actor gets it, and however
     often it is retried, it writes the same file. `before_job()` runs first when there is work (the
@@ -338,7 +341,7 @@ def run_chunk_job(texts: list[str], chunk_size: int, chunks: list[int], make_mod
     except ImportError as e:  # Ray Data needs pyarrow: the `data` extra
         raise SoundingError(f"Ray Data is not usable ({e}); {INSTALL_HINT}") from None
     resources = _cluster(ray)
-    gpus = int(resources.get("GPU", 0))
+    gpus = int(resources.get("GPU", 0)) if use_gpus else 0
     size = max(1, min(len(chunks), num_actors or (gpus if gpus else int(resources.get("CPU", 1)))))
     info = {"backend": "ray", "actors": size, "gpus_per_actor": 1 if gpus else 0, "chunks": len(chunks)}
     if not chunks:
@@ -389,7 +392,8 @@ def _root_cause(e: BaseException) -> str:
 def encode_corpus_ray(corpus, encoder, root: str | Path | None = None, *, make_encoder: Callable[[str], object] | None = None,
                       dtype: str = "float32", chunk_size: int | None = None, batch_size: int | None = None,
                       path: str | Path | None = None, num_actors: int | None = None,
-                      log: Callable[[str], None] | None = None, before_job: Callable[[], None] | None = None):
+                      log: Callable[[str], None] | None = None, before_job: Callable[[], None] | None = None,
+                      use_gpus: bool = True):
     """`sounding.dense.encode_corpus` as a Ray Data job: the same store, the same files, byte for byte.
 
     Same arguments as `encode_corpus` (corpus, encoder, root, dtype, chunk_size, batch_size, path),
@@ -431,7 +435,7 @@ def encode_corpus_ray(corpus, encoder, root: str | Path | None = None, *, make_e
                               batch_size=batch_size)
     t0 = time.perf_counter()
     info = run_chunk_job(ct.texts, store.chunk_size, todo, make_encoder or encoder_factory(encoder),
-                         encoder.model_id, write, num_actors=num_actors, before_job=before_job)
+                         encoder.model_id, write, num_actors=num_actors, before_job=before_job, use_gpus=use_gpus)
     seconds = time.perf_counter() - t0
     finish_store(store, seconds)
     return EncodeReport(store, remaining, store.count - remaining, seconds, store.manifest["encode_seconds"], info)

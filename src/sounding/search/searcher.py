@@ -115,12 +115,13 @@ class Results:
             run[q] = hits
         return run
 
-    def write_run(self, path, *, tag: str = "sounding", remove_self_hits: bool = False):
+    def write_run(self, path, *, tag: str = "sounding", remove_self_hits: bool = False, header: str = ""):
         """Write the TREC run file `write_run(self.to_run(...), path, tag)` writes, byte for byte, from the
-        arrays (compiled formatting, no Python object per hit); `.gz` names write gzip. Returns the path."""
+        arrays (compiled formatting, no Python object per hit); `.gz` names write gzip; `header`: comment
+        lines first (an ir_metadata header). Returns the path."""
         from ..eval.runfile import write_results
 
-        return write_results(self, path, tag=tag, remove_self_hits=remove_self_hits)
+        return write_results(self, path, tag=tag, remove_self_hits=remove_self_hits, header=header)
 
     @property
     def queries_per_second(self) -> float:

@@ -45,9 +45,11 @@ class RunStats:
 
 def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str]], path: str | os.PathLike, *,
                   tag: str = "sounding", remove_self_hits: bool = False, batch: int = BATCH, gz: bool | None = None,
-                  **options) -> RunStats:
+                  header=None, **options) -> RunStats:
     """Search `queries` with `searcher` (options as `Searcher.search`) and write the run to `path`
-    (atomically; gzip for a `.gz` name or `gz=True`). A qid given twice keeps its last text, as a dict would."""
+    (atomically; gzip for a `.gz` name or `gz=True`). A qid given twice keeps its last text, as a dict would.
+    `header`: comment lines to write first, or a function of the search's settings giving them (an ir_metadata
+    header: sounding.provenance)."""
     from ..eval.runfile import RunWriter
 
     start = time.perf_counter()
@@ -77,7 +79,8 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     # and makes the lists of the BM25 setting it reads (compiled, one thread). Making those lists in the
     # searching thread instead cost 0.2-0.6 s of a whole NQ-size search (synthetic, 3,452 queries; medians of
     # 7 and 8 alternated fresh runs 5.23 and 5.09 s against 5.85 and 5.30 s; see docs/benchmarks-log.md).
-    with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
+    lines = header(stats.settings) if callable(header) else header or ""
+    with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz, header=lines) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
         # the ids read and the formatter loaded (or compiled) in the writer's thread, beside the first batch: set-up
