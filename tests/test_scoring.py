@@ -152,7 +152,7 @@ def _rows_by_dicts(monkeypatch):
                         score_run(qrels, queries, ms, results.to_run(), pool_k))
 
 
-TIMES = ("search_seconds", "qps", "index_seconds", "setup_seconds")  # clock readings: they differ from one run to the next
+TIMES = ("search_seconds", "qps", "index_seconds", "setup_seconds", "computed")  # clock readings: they differ from one run to the next
 
 
 def _outputs(out):
@@ -226,13 +226,14 @@ def test_run_finishes_settings_beside_the_next_search_in_order_and_reports_its_e
 def test_run_hashes_an_unchanged_corpus_once(tmp_path, monkeypatch):
     import os
 
-    from sounding.experiment import run_experiment, runner
+    from sounding.datasets import identity
+    from sounding.experiment import run_experiment
     from test_harness import make_beir
 
     data = make_beir(tmp_path / "toy")
     hashed = []
-    real = runner._file_sha256
-    monkeypatch.setattr(runner, "_file_sha256", lambda p: hashed.append(p) or real(p))
+    real = identity._content_sha256
+    monkeypatch.setattr(identity, "_content_sha256", lambda p: hashed.append(p) or real(p))
     first = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
                            log=lambda m: None)
     again = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",

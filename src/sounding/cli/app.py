@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from ..errors import SoundingError
+from ..errors import SoundingError, UserCodeError
+from ..escape import terminal
 
 # `sounding --help` lists the commands in the order of use, a group at a time, each with an example line.
 # A command not named here is still listed, under "Other commands" (tests/test_cli_help.py checks there is none).
@@ -90,6 +91,9 @@ def version() -> None:
     print(__version__)
 
 
+_options = {"debug": False}
+
+
 def _print_version(asked: bool) -> None:
     if asked:
         from .. import __version__
@@ -102,8 +106,17 @@ def _print_version(asked: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
                                  help="Print Sounding's version and exit."),
+    debug: bool = typer.Option(False, "--debug", help="on an error in your own code (a retriever's factory, "
+                               "index or search), also print its full traceback"),
 ) -> None:
     """Sounding: retrieval engine and zero-shot evaluation harness (BEIR, Mr. TyDi)."""
+    _options["debug"] = debug
+
+
+def shown(text: object) -> str:
+    """Untrusted text (ids, names, paths, messages quoting them) for a rich console line: control characters
+    shown as escapes (`sounding.escape.terminal`), rich markup taken as text."""
+    return escape(terminal(text))
 
 
 _done = {"exit": False}  # set by a command whose work is all on disk and on screen once it returns
@@ -178,20 +191,31 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    _options["debug"] = False
     try:
         app(args=argv)  # standalone mode: typer prints usage errors itself and exits
     except SoundingError as e:
-        # escape: a message's own brackets (e.g. pip install -e '.[scale]') are text, not rich markup
-        Console(stderr=True).print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
+        message = str(e)
+        if isinstance(e, UserCodeError):
+            if _options["debug"]:
+                import traceback
+
+                traceback.print_exception(e.__cause__ or e, file=sys.stderr)
+            else:
+                message += " (`sounding --debug …` prints its traceback)"
+        # shown: a message's own brackets (e.g. pip install -e '.[scale]') are text, not rich markup, and
+        # its control characters (from a file name or an id it quotes) are shown as escapes
+        Console(stderr=True).print(f"[red]error:[/red] {shown(message)}", highlight=False, soft_wrap=True)
         return 2
     except OSError as e:  # a fault no command turned into a SoundingError: still one line
         from ..io import os_error
 
-        Console(stderr=True).print(f"[red]error:[/red] {escape(str(os_error(e)))}", highlight=False, soft_wrap=True)
+        Console(stderr=True).print(f"[red]error:[/red] {shown(os_error(e))}", highlight=False, soft_wrap=True)
         return 2
     except MemoryError:
-        Console(stderr=True).print("[red]error:[/red] out of memory; ask for fewer hits or queries at a time, "
-                                   "or use a machine with more memory", highlight=False)
+        Console(stderr=True).print("[red]error:[/red] out of memory; ask for fewer hits or queries at a time, or "
+                                   "use a machine with more memory (inputs are checked before they are read "
+                                   "whole, so this is the work's own size)", highlight=False)
         return 2
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)

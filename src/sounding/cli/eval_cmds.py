@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from .app import app, exit_when_done
+from .app import app, exit_when_done, shown
 
 _MEASURE_HELP = ("Measure, e.g. nDCG@10, R@100, RR@100, AP(rel=2)@1000, P(rel=2)@10, Success@10, judged@10, bpref, "
                  "nDCG'@10 (judged-only list, trec_eval -J), trec_eval's names (map, P_5, num_rel_ret, "
@@ -44,33 +44,29 @@ def _coverage_note(qrels, run, console: Console, name: object = "run") -> None:
 
     One line: a warning for an empty run or one with no judged query, else a note of the queries missing.
     """
-    from rich.markup import escape
-
     from ..eval import coverage_warnings
 
     warnings = coverage_warnings(qrels, run, str(name))
     for w in warnings:
-        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
+        console.print(f"[yellow]warning:[/yellow] {shown(w)}", highlight=False, soft_wrap=True)
     if warnings:
         return
     judged = [q for q, j in qrels.items() if j]
     missing = sum(1 for q in judged if not run.get(q))
     if missing:
-        prefix = f"{escape(str(name))}: " if name != "run" else ""
+        prefix = f"{shown(name)}: " if name != "run" else ""
         console.print(f"[yellow]note:[/yellow] {prefix}{missing} of {len(judged)} judged queries have no hits in the run "
                       "(scored 0)", highlight=False, soft_wrap=True)
 
 
 def _header_warnings(runs: list[Path], console: Console) -> None:
     """One line for each run whose ir_metadata header is broken (the run is scored anyway, as trec_eval does)."""
-    from rich.markup import escape
-
     from ..provenance import header_warning
 
     for run in runs:
         problem = header_warning(run) if Path(run).is_file() else None
         if problem:
-            console.print(f"[yellow]warning:[/yellow] {escape(problem)}", highlight=False, soft_wrap=True)
+            console.print(f"[yellow]warning:[/yellow] {shown(problem)}", highlight=False, soft_wrap=True)
 
 
 @app.command("eval")
@@ -247,7 +243,6 @@ def compare_cmd(
     with A the baseline)."""
     from ..errors import SoundingError
     from ..eval.comparison import compare_runs
-    from rich.markup import escape as escape_markup
 
     from .eval_output import print_comparison
 
@@ -266,7 +261,7 @@ def compare_cmd(
                        permutations=permutations, seed=seed)
     err = Console(stderr=True)
     for w in got.warnings:  # a run that cannot score: said once, on stderr (--json's stdout stays JSON)
-        err.print(f"[yellow]warning:[/yellow] {escape_markup(w)}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]warning:[/yellow] {shown(w)}", highlight=False, soft_wrap=True)
     if as_json:
         out = {label: {n: {**c, "significant": c[f"{'t' if test == 't' else 'rand'}_pvalue_holm"] < alpha}
                        for n, c in per.items()} for label, per in got.comparisons.items()}

@@ -13,7 +13,7 @@ from rich.text import Text
 from ..escape import terminal
 
 from ..results import ResultRow
-from .app import app, command_line
+from .app import app, command_line, shown
 from .options import Device
 
 console = Console(width=None if sys.stdout.isatty() else 140)
@@ -47,7 +47,7 @@ def run_cmd(
     shards: int = typer.Option(None, "--shards", min=1, help="with --ray: shards per BM25 index (default: the "
                                "cluster's CPUs, at least 2)"),
     run_format: str = typer.Option("trec", "--run-format", help="how run files are written: trec (plain text) "
-                                   "or gz (gzip: OUT/runs/<dataset>/<setting>.trec.gz, about a sixth of the "
+                                   "or gz (gzip: OUT/runs/<dataset>-<identity>/<setting>.trec.gz, about a sixth of the "
                                    "size; every reader takes both)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="use a dataset copy whose counts differ "
                                          "from the registry's (every result is then marked unverified)"),
@@ -148,8 +148,8 @@ def _table(rows: list[ResultRow]) -> Table:
         pub = (r.published or {}).get("nDCG@10")
         setup = r.extra.get("setup_seconds")
         irds = r.extra.get("ir_datasets")
-        t.add_row(terminal(f"{r.dataset} ({irds})" if irds else r.dataset),
-                  terminal(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
+        t.add_row(shown(f"{r.dataset} ({irds})" if irds else r.dataset),
+                  shown(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
                   f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
                   f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–",

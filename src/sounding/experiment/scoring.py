@@ -203,6 +203,13 @@ def judged_docs(qrels: Qrels, docids) -> JudgedDocs | None:
 def judged_in_collection(ids: Iterable[str], docids) -> int:
     """How many of `ids` are among the collection's `docids` (compiled lookup over docids.txt's bytes;
     no set of every id)."""
+    ids = list(dict.fromkeys(ids))
+    return len(ids) - len(absent_ids(ids, docids))
+
+
+def absent_ids(ids: Iterable[str], docids) -> set[str]:
+    """Those of `ids` that are not among the collection's `docids` (the compiled lookup of
+    `judged_in_collection`)."""
     from ..eval.arrayeval import lookup_ids
     from ..eval.runfile import DocIdTable
 
@@ -212,7 +219,7 @@ def judged_in_collection(ids: Iterable[str], docids) -> int:
     except UnicodeEncodeError:  # an id no UTF-8 file holds
         want = None
     if not ids:
-        return 0
+        return set()
     if want is not None:
         ptr = np.zeros(len(want) + 1, np.int64)
         np.cumsum([len(w) for w in want], out=ptr[1:])
@@ -220,8 +227,8 @@ def judged_in_collection(ids: Iterable[str], docids) -> int:
         found, unique = lookup_ids(table.blob, np.asarray(table.starts),
                                    np.frombuffer(b"".join(want) or b"\0", np.uint8), ptr)
         if unique:
-            return int(np.count_nonzero(found >= 0))
-    return len(set(ids) & set(docids))  # (an id twice in the collection: counted the plain way)
+            return {d for d, n in zip(ids, found.tolist()) if n < 0}
+    return set(ids) - set(docids)  # (an id twice in the collection: the plain way)
 
 
 def _sample(qids: list[str], most: int) -> list[str]:
