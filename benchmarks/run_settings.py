@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--params", default=None)
     ap.add_argument("--norms", default=None)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--runs", choices=("trec", "gz"), default="trec")
+    ap.add_argument("--run-format", choices=("trec", "gz"), default="trec")
     args = ap.parse_args(argv)
     # the collector's thresholds `sounding run` sets (sounding.cli.app.main): the settings are timed as the
     # command runs them; at Python's default, collections took ~5% of a grouped setting's time (perf, NQ size)
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     res = run_experiment(
         [args.dataset], args.out, layouts=args.layouts.split(",") if args.layouts else None,
         params=args.params.split(",") if args.params else None, norms=args.norms, threads=args.threads,
-        phase="search", **({"gzip_runs": True} if args.runs == "gz" else {}),
+        phase="search", **({"gzip_runs": True} if args.run_format == "gz" else {}),
         log=lambda m: marks.append((m, time.perf_counter(), time.process_time())))
     marks.append(("end", time.perf_counter(), time.process_time()))
     rows = {r["setting"]: r for r in (res.to_dicts() if hasattr(res, "to_dicts") else res.rows)}

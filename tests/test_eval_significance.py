@@ -82,3 +82,29 @@ def test_misaligned_or_tiny_inputs_are_user_errors():
         compare([0.1], [0.2])
     with pytest.raises(SoundingError):
         compare([0.1, float("nan")], [0.2, 0.3])
+
+
+def test_compare_takes_qid_mappings_and_evaluate_results():
+    from sounding import compare, evaluate
+
+    qrels = {f"q{i}": {"d1": 1, "d2": 0} for i in range(12)}
+    run_a = {f"q{i}": {"d1": 2.0, "d2": 1.0} if i % 3 else {"d2": 2.0, "d1": 1.0} for i in range(12)}
+    run_b = {f"q{i}": {"d2": 2.0, "d1": 1.0} if i % 4 else {"d1": 2.0, "d2": 1.0} for i in range(12)}
+    ea = evaluate(qrels, run_a, ["nDCG@10"], per_query=True)
+    eb = evaluate(qrels, run_b, ["nDCG@10"], per_query=True)
+    qids = sorted(qrels)
+    direct = compare([ea["per_query"]["nDCG@10"][q] for q in qids], [eb["per_query"]["nDCG@10"][q] for q in qids])
+    assert compare(ea["per_query"]["nDCG@10"], eb["per_query"]["nDCG@10"]) == direct
+    assert compare(ea, eb) == direct  # one measure: no need to name it
+    # mappings are paired by query id, whatever their order
+    assert compare(dict(reversed(ea["per_query"]["nDCG@10"].items())), eb["per_query"]["nDCG@10"]) == direct
+    two = evaluate(qrels, run_a, ["nDCG@10", "RR@100"], per_query=True)
+    assert compare(two, evaluate(qrels, run_b, ["nDCG@10", "RR@100"], per_query=True), measure="nDCG@10") == direct
+    with pytest.raises(SoundingError, match="say which with measure="):
+        compare(two, two)
+    with pytest.raises(SoundingError, match="different queries .1 only in A: 'q11'; 0 only in B"):
+        compare(ea["per_query"]["nDCG@10"], {q: v for q, v in eb["per_query"]["nDCG@10"].items() if q != "q11"})
+    with pytest.raises(SoundingError, match="both as"):
+        compare(ea["per_query"]["nDCG@10"], [0.5] * 12)
+    with pytest.raises(SoundingError, match="query 'q1': dict is not a number"):
+        compare({"q1": {"d": 1}, "q2": {"d": 1}}, {"q1": 0.1, "q2": 0.2})

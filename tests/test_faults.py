@@ -42,13 +42,13 @@ def tiny(tmp_path_factory):
     return root / "ix", _queries(root / "q.tsv")
 
 
-def _sounding(*args, env=None, timeout=120):
+def run_cli(*args, env=None, timeout=120):
     """The CLI in a fresh process, as a user runs it."""
     return subprocess.run([sys.executable, "-m", "sounding", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, **(env or {})})
 
 
-def _one_line_error(stderr: str, *needles: str) -> None:
+def one_line_error(stderr: str, *needles: str) -> None:
     lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
     text = " ".join(lines)
     assert "Traceback" not in stderr, stderr
@@ -57,7 +57,7 @@ def _one_line_error(stderr: str, *needles: str) -> None:
         assert n in text, (n, stderr)
 
 
-def _no_temp_files(root: Path) -> None:
+def no_temp_files(root: Path) -> None:
     left = [p for p in root.rglob("*") if ".tmp" in p.name or ".partial-" in p.name or "probe" in p.name]
     assert not left, left
 
@@ -73,7 +73,7 @@ def test_bad_search_parameters_one_line_and_no_run_file(tiny, tmp_path, capsys, 
     ix, q = tiny
     run = tmp_path / "r.trec"
     assert main(["search", str(ix), "-q", str(q), "--run", str(run), flag, value]) == 2
-    _one_line_error(capsys.readouterr().err, message)
+    one_line_error(capsys.readouterr().err, message)
     assert not run.exists()
 
 
@@ -82,9 +82,9 @@ def test_bad_parameters_in_fresh_processes_at_two_threads(tiny, tmp_path):
     ix, q = tiny
     for flag, value, message in BAD[:4]:
         t0 = time.monotonic()
-        r = _sounding("search", ix, "-q", q, "--run", tmp_path / "r.trec", "--threads", "2", flag, value, timeout=60)
+        r = run_cli("search", ix, "-q", q, "--run", tmp_path / "r.trec", "--threads", "2", flag, value, timeout=60)
         assert r.returncode == 2 and time.monotonic() - t0 < 60, (flag, value, r)
-        _one_line_error(r.stderr, message)
+        one_line_error(r.stderr, message)
 
 
 def test_bad_parameters_at_the_api(tiny):
@@ -110,8 +110,8 @@ def test_huge_hits_capped_at_the_collection_and_said_once(tiny, tmp_path, capsys
 
 
 def test_sounding_run_with_huge_hits_finishes_and_says_so(tmp_path):
-    ds = _mini_dataset(tmp_path / "ds", n_docs=40)
-    r = _sounding("run", ds, "--out", tmp_path / "out", "--layouts", "flat", "--params", "anserini", "--hits",
+    ds = mini_dataset(tmp_path / "ds", n_docs=40)
+    r = run_cli("run", ds, "--out", tmp_path / "out", "--layouts", "flat", "--params", "anserini", "--hits",
                   "10000000", "--threads", "2", timeout=300)
     assert r.returncode == 0, r.stderr
     assert "10,000,000 hits asked for, but it has 40 documents" in r.stdout + r.stderr
@@ -135,7 +135,7 @@ def test_run_file_under_a_regular_file(tiny, tmp_path, capsys):
     ix, q = tiny
     (tmp_path / "file").write_text("x")
     assert main(["search", str(ix), "-q", str(q), "--run", str(tmp_path / "file" / "r.trec")]) == 2
-    _one_line_error(capsys.readouterr().err, str(tmp_path / "file"), "is a file, not a folder")
+    one_line_error(capsys.readouterr().err, str(tmp_path / "file"), "is a file, not a folder")
 
 
 def test_index_and_run_out_under_a_regular_file(tmp_path, capsys):
@@ -143,9 +143,9 @@ def test_index_and_run_out_under_a_regular_file(tmp_path, capsys):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps({"_id": d.id, "title": d.title, "text": d.text}) + "\n" for d in _docs(5)))
     assert main(["index", str(corpus), "--out", str(tmp_path / "file" / "ix")]) == 2
-    _one_line_error(capsys.readouterr().err, "is a file, not a folder")
+    one_line_error(capsys.readouterr().err, "is a file, not a folder")
     assert main(["run", str(corpus), "--out", str(tmp_path / "file" / "out")]) == 2
-    _one_line_error(capsys.readouterr().err, "is a file, not a folder")
+    one_line_error(capsys.readouterr().err, "is a file, not a folder")
 
 
 def _mount_tmpfs(where: Path, size: str, *extra: str) -> None:
@@ -176,7 +176,7 @@ def test_read_only_place(tiny, small_fs, capsys):
     ix, q = tiny
     ro = small_fs("1m", "ro")
     assert main(["search", str(ix), "-q", str(q), "--run", str(ro / "r.trec")]) == 2
-    _one_line_error(capsys.readouterr().err, str(ro), "Read-only file system")
+    one_line_error(capsys.readouterr().err, str(ro), "Read-only file system")
     assert main(["index", str(ix.parent / "none.jsonl"), "--out", str(ro / "ix")]) == 2  # input checked first
     capsys.readouterr()
 
@@ -186,7 +186,7 @@ def test_index_into_a_read_only_place(small_fs, tmp_path, capsys):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps({"_id": d.id, "title": d.title, "text": d.text}) + "\n" for d in _docs(5)))
     assert main(["index", str(corpus), "--out", str(ro / "ix")]) == 2
-    _one_line_error(capsys.readouterr().err, str(ro / "ix"), "Read-only file system")
+    one_line_error(capsys.readouterr().err, str(ro / "ix"), "Read-only file system")
 
 
 def test_disk_full_during_a_build_keeps_the_previous_index(small_fs, capsys):
@@ -202,7 +202,7 @@ def test_disk_full_during_a_build_keeps_the_previous_index(small_fs, capsys):
     msg = str(e.value)
     assert "\n" not in msg and "No space left on device" in msg and str(fs / "ix") in msg
     assert Searcher(fs / "ix").search({"q": "alpha cell"}).to_run() == before  # the old generation is live
-    _no_temp_files(fs / "ix")
+    no_temp_files(fs / "ix")
 
 
 def test_disk_full_refused_before_the_build(small_fs, tmp_path, capsys):
@@ -211,7 +211,7 @@ def test_disk_full_refused_before_the_build(small_fs, tmp_path, capsys):
     corpus.write_text("".join(json.dumps({"_id": f"d{i}", "title": "t", "text": "alpha beta " * 50}) + "\n"
                               for i in range(3000)))
     assert main(["index", str(corpus), "--out", str(fs / "ix")]) == 2
-    _one_line_error(capsys.readouterr().err, "not enough free space", str(fs / "ix"))
+    one_line_error(capsys.readouterr().err, "not enough free space", str(fs / "ix"))
 
 
 def test_disk_full_during_sounding_run_in_a_fresh_process(small_fs, tmp_path):
@@ -226,10 +226,10 @@ def test_disk_full_during_sounding_run_in_a_fresh_process(small_fs, tmp_path):
     (qrels_dir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
         f"q{i}\td{i:03d}\t1\n" for i in range(40)))
     (fs / "filler").write_bytes(b"\0" * (shutil.disk_usage(fs).free - 300 * 1024))
-    r = _sounding("run", qrels_dir, "--out", fs / "out", "--layouts", "flat,multifield,bm25f", "--threads", "1")
+    r = run_cli("run", qrels_dir, "--out", fs / "out", "--layouts", "flat,multifield,bm25f", "--threads", "1")
     assert r.returncode == 2, r
-    _one_line_error(r.stderr, "No space left on device")
-    _no_temp_files(fs / "out")
+    one_line_error(r.stderr, "No space left on device")
+    no_temp_files(fs / "out")
 
 
 def test_index_check_finds_a_damaged_file(tiny, tmp_path, capsys):
@@ -243,7 +243,7 @@ def test_index_check_finds_a_damaged_file(tiny, tmp_path, capsys):
     data[-1] ^= 1
     (gen / "docs.npy").write_bytes(bytes(data))
     assert main(["index", str(bad), "--check"]) == 2
-    _one_line_error(capsys.readouterr().err, "damaged index", "docs.npy")
+    one_line_error(capsys.readouterr().err, "damaged index", "docs.npy")
 
 
 def test_opening_checks_a_generation_once_then_when_a_file_changes(tiny, tmp_path, capsys):
@@ -263,7 +263,7 @@ def test_opening_checks_a_generation_once_then_when_a_file_changes(tiny, tmp_pat
     os.utime(tfs, ns=(st.st_atime_ns, st.st_mtime_ns))  # the same size and time: only --check reads it
     Index(copy)
     assert main(["index", str(copy), "--check"]) == 2
-    _one_line_error(capsys.readouterr().err, "damaged index", "tfs.npy")
+    one_line_error(capsys.readouterr().err, "damaged index", "tfs.npy")
 
 
 # -- one writer at a time ---------------------------------------------------------------------------------------
@@ -271,19 +271,19 @@ def test_second_index_writer_fails_in_one_line(tmp_path):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps({"_id": d.id, "title": d.title, "text": d.text}) + "\n" for d in _docs(5)))
     with writer_lock(tmp_path / "ix"):
-        r = _sounding("index", corpus, "--out", tmp_path / "ix")
+        r = run_cli("index", corpus, "--out", tmp_path / "ix")
     assert r.returncode == 2
-    _one_line_error(r.stderr, "another sounding process is writing", f"(pid {os.getpid()})")
-    assert _sounding("index", corpus, "--out", tmp_path / "ix").returncode == 0  # the lock went with its holder
-    _no_temp_files(tmp_path / "ix")
+    one_line_error(r.stderr, "another sounding process is writing", f"(pid {os.getpid()})")
+    assert run_cli("index", corpus, "--out", tmp_path / "ix").returncode == 0  # the lock went with its holder
+    no_temp_files(tmp_path / "ix")
 
 
 def test_second_run_writer_fails_in_one_line(tmp_path):
-    ds = _mini_dataset(tmp_path / "ds")
+    ds = mini_dataset(tmp_path / "ds")
     with writer_lock(tmp_path / "out"):
-        r = _sounding("run", ds, "--out", tmp_path / "out", "--layouts", "flat")
+        r = run_cli("run", ds, "--out", tmp_path / "out", "--layouts", "flat")
     assert r.returncode == 2
-    _one_line_error(r.stderr, "another sounding process is writing the experiment folder")
+    one_line_error(r.stderr, "another sounding process is writing the experiment folder")
 
 
 def test_two_concurrent_index_builds_race(tmp_path):
@@ -299,9 +299,9 @@ def test_two_concurrent_index_builds_race(tmp_path):
     for (_, err), code in zip(outs, codes):
         assert "Traceback" not in err
         if code == 2:
-            _one_line_error(err, "another sounding process is writing")
+            one_line_error(err, "another sounding process is writing")
     assert Index(tmp_path / "ix").n_docs == 4000
-    _no_temp_files(tmp_path / "ix")
+    no_temp_files(tmp_path / "ix")
 
 
 # -- kill -9 mid-write: the previous state survives, the next writer cleans up ------------------------------------
@@ -326,12 +326,12 @@ def test_kill_during_index_keeps_the_old_index_and_next_build_cleans(tmp_path):
     big = tmp_path / "big.jsonl"
     big.write_text("".join(json.dumps({"_id": f"d{i}", "title": "t", "text": f"alpha w{i} beta " * 40}) + "\n"
                            for i in range(60000)))
-    assert _sounding("index", small, "--out", tmp_path / "ix").returncode == 0
+    assert run_cli("index", small, "--out", tmp_path / "ix").returncode == 0
     mid_build = lambda: any(p.name.startswith("gen-") and ".partial-" in p.name for p in (tmp_path / "ix").iterdir())
     assert _kill_after(["index", big, "--out", tmp_path / "ix", "--workers", "1"], 0, when=mid_build)
     assert Index(tmp_path / "ix").n_docs == 10  # the committed generation is untouched
-    assert _sounding("index", small, "--out", tmp_path / "ix").returncode == 0
-    _no_temp_files(tmp_path / "ix")
+    assert run_cli("index", small, "--out", tmp_path / "ix").returncode == 0
+    no_temp_files(tmp_path / "ix")
 
 
 def test_readers_never_block_and_see_a_whole_generation(tmp_path):
@@ -341,7 +341,7 @@ def test_readers_never_block_and_see_a_whole_generation(tmp_path):
     big = tmp_path / "big.jsonl"
     big.write_text("".join(json.dumps({"_id": f"d{i}", "title": "t", "text": f"alpha w{i} beta " * 40}) + "\n"
                            for i in range(40000)))
-    assert _sounding("index", small, "--out", tmp_path / "ix").returncode == 0
+    assert run_cli("index", small, "--out", tmp_path / "ix").returncode == 0
     before = Searcher(tmp_path / "ix").search({"q": "alpha"}).to_run()
     p = subprocess.Popen([sys.executable, "-m", "sounding", "index", str(big), "--out", str(tmp_path / "ix"),
                           "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -358,7 +358,7 @@ def test_readers_never_block_and_see_a_whole_generation(tmp_path):
     assert 10 in seen and Index(tmp_path / "ix").n_docs == 40000
 
 
-def _mini_dataset(root: Path, n_docs=300) -> Path:
+def mini_dataset(root: Path, n_docs=300) -> Path:
     (root / "qrels").mkdir(parents=True)
     (root / "corpus.jsonl").write_text("".join(
         json.dumps({"_id": f"d{i}", "title": WORDS[i % 12], "text": " ".join(WORDS[(i * j) % 12] for j in range(9))})
@@ -370,19 +370,21 @@ def _mini_dataset(root: Path, n_docs=300) -> Path:
 
 
 def test_kill_during_run_then_rerun_is_complete_and_clean(tmp_path):
-    ds = _mini_dataset(tmp_path / "ds")
+    ds = mini_dataset(tmp_path / "ds")
     args = ["run", ds, "--out", tmp_path / "out", "--threads", "1"]
     rows = tmp_path / "out" / "rows"
     assert _kill_after(args, 0, when=lambda: rows.is_dir() and any(rows.rglob("*.json")))  # mid-grid
-    r = _sounding(*args)
+    r = run_cli(*args)
     assert r.returncode == 0, r.stderr
     rows = json.loads((tmp_path / "out" / "results.json").read_text())
     assert len(rows) == 14 and all(r["metrics"]["nDCG@10"] >= 0 for r in rows)
-    _no_temp_files(tmp_path / "out")
-    clean = _sounding("run", ds, "--out", tmp_path / "clean", "--threads", "1")
+    no_temp_files(tmp_path / "out")
+    clean = run_cli("run", ds, "--out", tmp_path / "clean", "--threads", "1")
     assert clean.returncode == 0
-    for name in sorted(p.name for p in (tmp_path / "clean" / "runs" / "ds").iterdir()):
-        assert (tmp_path / "out" / "runs" / "ds" / name).read_bytes() == (tmp_path / "clean" / "runs" / "ds" / name).read_bytes()
+    (label,) = [p.name for p in (tmp_path / "clean" / "runs").iterdir()]  # ds-<identity>: the same in both
+    for name in sorted(p.name for p in (tmp_path / "clean" / "runs" / label).iterdir()):
+        assert (tmp_path / "out" / "runs" / label / name).read_bytes() == \
+            (tmp_path / "clean" / "runs" / label / name).read_bytes()
 
 
 def test_kill_during_fetch_from_leaves_no_dataset_and_no_temp(tmp_path, shared_data):
@@ -405,7 +407,7 @@ def test_kill_during_fetch_from_leaves_no_dataset_and_no_temp(tmp_path, shared_d
     stale = home / "beir" / f".nfcorpus.tmp-{dead.pid}"  # what a kill -9 mid-import leaves
     (stale / "payload").mkdir(parents=True)
     (stale / "payload" / "corpus.jsonl.gz").write_bytes(b"half")
-    r = _sounding("fetch", "nfcorpus", "--from", archive, "--unverified-data", env=env)
+    r = run_cli("fetch", "nfcorpus", "--from", archive, "--unverified-data", env=env)
     assert r.returncode == 0, r.stderr
     assert (target / "corpus.jsonl.gz").read_bytes() == (src / "corpus.jsonl.gz").read_bytes()
     assert not [p for p in (home / "beir").iterdir() if ".tmp-" in p.name]
@@ -416,7 +418,7 @@ def test_missing_sounding_data_folder_is_named(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SOUNDING_DATA", str(tmp_path / "nowhere"))
     monkeypatch.setenv("SOUNDING_HOME", str(tmp_path / "home"))
     assert main(["run", "scifact", "--out", str(tmp_path / "o")]) == 2
-    _one_line_error(capsys.readouterr().err, f"SOUNDING_DATA names {tmp_path / 'nowhere'}, which is not a folder")
+    one_line_error(capsys.readouterr().err, f"SOUNDING_DATA names {tmp_path / 'nowhere'}, which is not a folder")
 
 
 def test_wrong_dataset_under_a_registry_name_is_refused(tmp_path, capsys, monkeypatch, shared_data):
@@ -426,12 +428,12 @@ def test_wrong_dataset_under_a_registry_name_is_refused(tmp_path, capsys, monkey
     monkeypatch.setenv("SOUNDING_HOME", str(tmp_path / "home"))
     out = tmp_path / "o"
     assert main(["run", "scifact", "--out", str(out), "--layouts", "flat", "--params", "anserini"]) == 2
-    _one_line_error(capsys.readouterr().err, "does not hold the registry's scifact", "docs: expected 5,183, found 3,633",
+    one_line_error(capsys.readouterr().err, "does not hold the registry's scifact", "docs: expected 5,183, found 3,633",
                     "--unverified-data")
     assert not (out / "results.json").exists()
     assert main(["run", "scifact", "--out", str(out), "--layouts", "flat", "--params", "anserini",
                  "--unverified-data"]) == 0
-    assert "unverified data" in capsys.readouterr().out
+    assert "warning: scifact: UNVERIFIED data" in capsys.readouterr().out  # the report's warning, once
     rows = json.loads((out / "results.json").read_text())
     assert all(r["unverified_data"] for r in rows)
     assert "UNVERIFIED data" in (out / "report.md").read_text()
@@ -446,7 +448,7 @@ def test_from_zip_with_the_wrong_checksum_is_refused(tmp_path, capsys, shared_da
                 z.write(p, f"scifact/{p.relative_to(src)}")
     home = tmp_path / "home"
     assert main(["fetch", "scifact", "--from", str(archive), "--cache-dir", str(home)]) == 2
-    _one_line_error(capsys.readouterr().err, "is not the registry's scifact archive", "md5 expected 5f7d1de6")
+    one_line_error(capsys.readouterr().err, "is not the registry's scifact archive", "md5 expected 5f7d1de6")
     assert not (home / "beir" / "scifact").exists()
     assert main(["fetch", "scifact", "--from", str(archive), "--cache-dir", str(home), "--unverified-data"]) == 0
     manifest = json.loads(next((home / "beir" / "scifact").glob(".sounding*")).read_text()) \

@@ -59,10 +59,11 @@ def _mixed_docs(n=1500, seed=3):
 
 # sha256 over the generation's file names and bytes, as the in-memory writer (before the per-document
 # state was streamed to disk) wrote them for _mixed_docs(): the index format is the same whatever the build
+# (format 3: the same files as format 2's but manifest.json, which carries its version and its own digest)
 GOLDEN = {
-    "raw": "a6012b7fa25cda1aaaecd263c587512939062386c3414ffcb5991f7649afd319",
-    "packed": "aef03b94ad1268101164bf34b1587edca7df138bde66b9fc8bbb7c128eace7a1",
-    "positions": "7103630ab78a8f80def239bfb4d60a08733d5fdec30032aeae648a8f8acd6593",
+    "raw": "dbf632a7cb985123e55ebd5870b126f862eb61c80881ce108f023b48238a9adc",
+    "packed": "5a3ed87b2adcb37d85e3c753786407fb965b56ce2df1ba7de84a70b0891180be",
+    "positions": "195f5950fbd7047d787de43b323e7083273d697490b8e16945c076b4e8206f29",
 }
 
 

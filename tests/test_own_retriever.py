@@ -79,7 +79,8 @@ def check_user_rows(out: Path, rows: list[dict], dataset: str, names: list[str])
         assert row["layout"] is None and row["k1"] is None and row["published"] is None
         assert set(MEASURES) <= set(row["metrics"]) and set(row["raw_metrics"]) == {"nDCG@10"}
         assert row["crosscheck"]["ok"]
-        assert (out / row["run_file"]).is_file() and row["run_file"] == f"runs/{dataset}/user.{name}.trec"
+        assert (out / row["run_file"]).is_file()
+        assert re.fullmatch(rf"runs/{dataset}-[0-9a-f]{{12}}/user\.{name}\.trec", row["run_file"])
         vs = row["vs_bm25"]
         assert vs["reference"] == REF and vs["measure"] == "nDCG@10"
         # the stored test is the paired comparison of the two per-query files
@@ -155,7 +156,7 @@ def test_tfidf_object_beside_bm25_on_the_fixture(tmp_path):
     # an object without a fingerprint is never taken from the row cache; the BM25 row is
     logs.clear()
     again = sounding.run_experiment([str(TINY)], out, retrievers={"tfidf": TfIdf()}, log=logs.append)
-    assert logs == ["tiny-beir: user.tfidf"]
+    assert logs[0] == "tiny-beir: user.tfidf" and logs[1].startswith("tiny-beir: 1 of 2 rows reused") and len(logs) == 2
     assert again.to_dicts()[1]["metrics"] == res.to_dicts()[1]["metrics"]
 
 
@@ -177,7 +178,7 @@ def test_reference_row_is_the_same_run_file_with_or_without_user_systems(tmp_pat
 
 def test_bm25_retriever_returns_results_and_matches_the_builtin_row(tmp_path):
     """The registered "bm25" retriever returns Results; it must score exactly the built-in row, and with a
-    fingerprint its row is reused on a rerun."""
+    fingerprint its row is reused on a rerun that gives it the same way."""
     out = tmp_path / "out"
     res = sounding.run_experiment([str(TINY)], out, retrievers={"mybm25": "bm25"}, log=quiet)
     ref, mine = res.to_dicts()
@@ -186,8 +187,11 @@ def test_bm25_retriever_returns_results_and_matches_the_builtin_row(tmp_path):
     assert strip(mine["run_file"]) == strip(ref["run_file"])  # the same lines but for the tag
     assert mine["vs_bm25"]["diff"] == 0 and mine["vs_bm25"]["rand_pvalue"] == 1.0
     logs: list[str] = []
+    sounding.run_experiment([str(TINY)], out, retrievers={"mybm25": "bm25"}, log=logs.append)
+    assert len(logs) == 1 and logs[0].startswith("tiny-beir: 2 of 2 rows reused")
+    logs.clear()  # the same class given another way: its row says so, so it is computed again
     sounding.run_experiment([str(TINY)], out, retrievers={"mybm25": BM25Retriever()}, log=logs.append)
-    assert logs == []
+    assert logs[0] == "tiny-beir: user.mybm25 (computed again: changed: the setting's source)"
 
 
 # -- the CLI: --retriever and --run -----------------------------------------------------------------------
@@ -239,11 +243,12 @@ def test_cli_run_files_plain_and_gz_equal_sounding_eval(tmp_path, capsys):
     # an unchanged run file is not scored again; a changed one is
     logs: list[str] = []
     sounding.run_experiment([str(TINY)], out, runs={"plain": f"{runs}/{{dataset}}.trec"}, log=logs.append)
-    assert logs == []
+    assert len(logs) == 1 and logs[0].startswith("tiny-beir: 2 of 2 rows reused")
+    logs.clear()
     lines = (runs / "tiny-beir.trec").read_text().splitlines()
     (runs / "tiny-beir.trec").write_text("\n".join(lines[1:]) + "\n")
     sounding.run_experiment([str(TINY)], out, runs={"plain": f"{runs}/{{dataset}}.trec"}, log=logs.append)
-    assert logs == ["tiny-beir: user.plain"]
+    assert logs[0] == "tiny-beir: user.plain (computed again: changed: the system's fingerprint)"
 
 
 # -- one-line errors --------------------------------------------------------------------------------------
@@ -386,3 +391,25 @@ def test_tfidf_on_scifact_and_nfcorpus_beside_bm25(shared_data, tmp_path, capsys
         assert mine["metrics"] == row["metrics"] and mine["vs_bm25"]["diff"] == row["vs_bm25"]["diff"]
         qrels = shared_data / "beir" / dataset / "qrels" / "test.tsv"
         assert eval_json(qrels, runs / f"{dataset}.trec.gz", capsys) == {m: mine["metrics"][m] for m in MEASURES}
+
+
+def test_readme_shell_line_finds_the_module_in_the_current_folder(tmp_path):
+    """The README's `sounding run ... --retriever overlap=mymodule:WordOverlap`, run as the installed script
+    runs (the script's folder, not the current one, first on the import path) from the folder holding
+    mymodule.py, which holds the README's class."""
+    text = (REPO / "README.md").read_text()
+    line = re.search(r"`(sounding run scifact --out my-run --retriever overlap=mymodule:WordOverlap)`", text)
+    assert line, "README.md lost its own-retriever shell line"
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "mymodule.py").write_text(readme_quickstart().split("result = ")[0])
+    launcher = tmp_path / "bin" / "sounding"  # as pip's console script: sys.path[0] is its own folder
+    launcher.parent.mkdir()
+    launcher.write_text("import sys\nfrom sounding.cli import main\nsys.exit(main())\n")
+    args = line.group(1).split()[1:]
+    args[args.index("scifact")] = str(TINY)
+    r = subprocess.run([sys.executable, str(launcher), *args], cwd=folder, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = json.loads((folder / "my-run" / "results.json").read_text())
+    assert [row["setting"] for row in rows] == [REF, "user.overlap"]

@@ -287,7 +287,7 @@ def pool_rows(nonrelevant: int = 0) -> list[dict]:
 
 def test_report_pool_bias_section_places_gaps_and_holes():
     page, md = html_report(pool_rows(), {}), markdown_report(pool_rows(), {})
-    assert "## Pool bias: judged-only scores" in md and 'id="pool-bias"' in page
+    assert "## Pool bias: judgement coverage and judged-only scores" in md and 'id="pool-bias"' in page
     cells = Cells(page)
     place = {s: (cells.one(kind="pool-place", setting=s, measure="nDCG@10")["text"],
                  cells.one(kind="pool-place", setting=s, measure="nDCG'@10")["text"],

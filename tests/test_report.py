@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from sounding.errors import SoundingError
-from sounding.report import Results, html_report, load_out, markdown_report, write_reports
+from sounding.report import ResultTable, html_report, load_out, markdown_report, write_reports
 from sounding.results import ResultRow
 
 REPO = Path(__file__).resolve().parents[1]
@@ -291,7 +291,7 @@ def test_significance_against_best_published_setting(report):
 
 def test_gate_charts_and_operational(report):
     page, md = report["html"], report["md"]
-    assert "Gate: FAILED" in md and "nDCG@10 below published" in md
+    assert "Gate FAILED" in md and "nDCG@10 below published" in md
     assert page.count("<figure>") == len(QUERIES) + 3  # box plots per dataset + judged@10 per column
     assert "pool" in md and "judged@10" in md
     cells = Cells(page)
@@ -376,7 +376,7 @@ def test_optional_keys_missing_and_partial_coverage(tmp_path):
     assert cells.find(kind="mean", setting="pyserini.bm25.flat.anserini", measure="nDCG@10")[0]["text"] == "—"
     assert cells.find(kind="cqadupstack", setting="sounding.bm25.flat.anserini", measure="nDCG@10")[0]["text"] == "—"
     assert "tiny-encoder — trained on MS MARCO, v1" in md
-    assert "No per-query files found" in md and "Gate: not run" in md
+    assert "No per-query files found" in md and "Gate not run" in md
     assert check_cells_against_rows(cells, rows) == 5
 
 
@@ -401,7 +401,7 @@ def test_results_orders_sounding_first_and_notes_duplicates():
     rows = [{"dataset": "d", "setting": "bm25s.x", "engine": "bm25s", "metrics": {}},
             {"dataset": "d", "setting": "sounding.x", "metrics": {"nDCG@10": 0.1}},
             {"dataset": "d", "setting": "sounding.x", "metrics": {"nDCG@10": 0.2}}]
-    res = Results(rows)
+    res = ResultTable(rows)
     assert res.settings == ["sounding.x", "bm25s.x"]
     assert res.metric("d", "sounding.x", "nDCG@10") == 0.2 and "appears twice" in res.notes[0]
 
@@ -489,3 +489,14 @@ def test_a_table_wider_than_the_window_scrolls_in_its_own_box(tmp_path):
     scrolling = [t for t in layout["tables"] if t["width"] > t["box"] + 0.5]
     assert {t["caption"] for t in scrolling} >= {"nDCG@10", "R@100"}
     assert all(t["box_right"] <= 1400 and t["scrolls"] >= t["width"] - 0.5 for t in scrolling)
+
+
+def test_reused_rows_are_listed_with_their_date(tmp_path):
+    rows = make_out(tmp_path)
+    rows[0].update(reused=True, computed="2026-11-28T10:00:00+00:00")
+    rows[5].update(reused=True, computed="2026-11-27T09:00:00+00:00")
+    md = markdown_report(rows, {})
+    assert "2 of 16 rows were reused from earlier runs into this folder" in md
+    assert f"| scifact | {FLAT_A} | 2026-11-28T10:00:00+00:00 |" in md
+    assert f"| arguana | {MULTI_A} | 2026-11-27T09:00:00+00:00 |" in md
+    assert "were reused" not in markdown_report(make_out(tmp_path / "fresh"), {})

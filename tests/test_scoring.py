@@ -153,7 +153,7 @@ def _rows_by_dicts(monkeypatch):
                         score_run(qrels, queries, ms, results.to_run(), pool_k))
 
 
-TIMES = ("search_seconds", "qps", "index_seconds")  # clock readings: they differ from one run to the next
+TIMES = ("search_seconds", "qps", "index_seconds", "setup_seconds", "computed")  # clock readings: they differ from one run to the next
 
 
 def _outputs(out):
@@ -197,7 +197,8 @@ def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_pa
                          log=lambda m: None)
     assert len(res.rows) == 5 and len(opened) == 1  # bm25f has no Lucene arithmetic
     queries = load_dataset(str(data)).queries
-    assert sorted(analysed) == sorted(queries.values())  # once each, not once per setting
+    warm_up = list(runner._warm_up_query(queries).values())  # the query each setting is set up with, once more
+    assert sorted(analysed) == sorted([*queries.values(), *warm_up])  # once each, not once per setting
 
 
 def test_run_finishes_settings_beside_the_next_search_in_order_and_reports_its_errors(tmp_path, monkeypatch):
@@ -226,13 +227,14 @@ def test_run_finishes_settings_beside_the_next_search_in_order_and_reports_its_e
 def test_run_hashes_an_unchanged_corpus_once(tmp_path, monkeypatch):
     import os
 
-    from sounding.experiment import run_experiment, runner
+    from sounding.datasets import identity
+    from sounding.experiment import run_experiment
     from test_harness import make_beir
 
     data = make_beir(tmp_path / "toy")
     hashed = []
-    real = runner._file_sha256
-    monkeypatch.setattr(runner, "_file_sha256", lambda p: hashed.append(p) or real(p))
+    real = identity._content_sha256
+    monkeypatch.setattr(identity, "_content_sha256", lambda p: hashed.append(p) or real(p))
     first = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
                            log=lambda m: None)
     again = run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], norms="exact",
@@ -287,7 +289,7 @@ def test_cli_runs_gz_writes_gzip_runs_with_the_same_text_and_rows(tmp_path, caps
     data = make_beir(tmp_path / "toy")
     opts = ["--layouts", "flat,bm25f", "--params", "anserini"]
     assert main(["run", str(data), "--out", str(tmp_path / "plain"), *opts]) == 0
-    assert main(["run", str(data), "--out", str(tmp_path / "gz"), "--runs", "gz", *opts]) == 0
+    assert main(["run", str(data), "--out", str(tmp_path / "gz"), "--run-format", "gz", *opts]) == 0
     rows, _ = _outputs(tmp_path / "plain")
     rows_gz, _ = _outputs(tmp_path / "gz")
     assert len(rows) == len(rows_gz) > 0
@@ -301,9 +303,14 @@ def test_cli_runs_gz_writes_gzip_runs_with_the_same_text_and_rows(tmp_path, caps
     assert main(["run", str(data), "--out", str(tmp_path / "gz"), *opts]) == 0
     assert all((tmp_path / "gz" / r["run_file"]).is_file() for r in rows)
     capsys.readouterr()
-    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--runs", "zip"]) == 2
+    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--run-format", "zip"]) == 2
     err = capsys.readouterr().err
-    assert "--runs 'zip'" in err and "Traceback" not in err
+    assert "--run-format 'zip'" in err and "Traceback" not in err
+    # the two options cannot be confused silently: each names the other when given the other's value
+    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--run-format", "mine=runs/a.trec"]) == 2
+    assert "give it as --run mine=runs/a.trec" in " ".join(capsys.readouterr().err.split())
+    assert main(["run", str(data), "--out", str(tmp_path / "x"), "--run", "gz"]) == 2
+    assert "use --run-format gz" in " ".join(capsys.readouterr().err.split())
 
 
 def test_judged_in_collection_counts_ids_found():

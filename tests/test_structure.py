@@ -18,7 +18,6 @@ COMPILING_DECORATORS = {"njit", "jit", "overload", "intrinsic", "generated_jit",
 MAX_LINES, MAX_FUNCTION = 600, 100
 KNOWN_LONG_FILES = {
     "index/writer.py": "speed (issue 34: the postings build without per-token objects splits it)",
-    "report/sections.py": "report (issue 31: the report rebuilt for readable results splits it)",
 }
 KNOWN_LONG_FUNCTIONS = {
     "index/writer.py:_write": "speed (issue 34)",
@@ -27,6 +26,8 @@ KNOWN_LONG_FUNCTIONS = {
 KNOWN_SAME_NAMES = {  # a file name used in several packages, and whose work renames it
     "registry.py": "eco (issue 33): datasets/registry.py and eval/measures/registry.py",
     "results.py": "report (issue 31): report/results.py (the report's ResultTable) beside sounding/results.py",
+    "significance.py": "report (issue 31): report/sections/significance.py (the section) beside eval/significance.py",
+    "progress.py": "report (issue 31): cli/progress.py (the bars drawn) beside experiment/progress.py (the steps)",
 }
 SAME_CONCEPT_TWO_LEVELS = {  # each file's docstring names the other: the same concept at two levels
     "sparse.py": ("retrieval/sparse.py", "retrieval/retrievers/sparse.py"),

@@ -12,3 +12,9 @@ class DataError(SoundingError):
         where = f"{path}:{line}" if line is not None else f"{path}"
         super().__init__(f"{where}: {what}")
         self.path, self.line, self.what = path, line, what
+
+
+class UserCodeError(SoundingError):
+    """An exception raised by the user's own code (a retriever's factory, `index` or `search`): the message
+    names the system, the step and the exception in one line; the exception itself is the `__cause__`
+    (the CLI prints its traceback with `sounding --debug …`)."""

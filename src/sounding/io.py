@@ -7,6 +7,10 @@ the work starts, and one writer at a time per output folder.
   ("No space left on device", "Read-only file system", …).
 * `check_output_file(path)` / `check_output_dir(path)`: can this be written? Asked before a long
   search or build, so a bad `--run` or `--out` fails in a second, not after the work.
+* `sealed_json(fields)` / `seal_holds(raw)`: JSON that carries the sha256 of its own content (an index
+  manifest's statistics, a shard set's merged ones), so a changed value is found when the file is read.
+* `inside(root, relative)`: a path read from a file (results.json's `run_file`), refused unless it
+  stays inside `root`.
 * `writer_lock(folder)`: an advisory lock (`fcntl.flock`) held while a process writes an index or
   an experiment folder; a second writer fails at once, naming the first one's pid. Readers take no
   lock: they read committed generations and whole files only.
@@ -109,6 +113,41 @@ def digest(*parts: str) -> str:
     return h.hexdigest()
 
 
+SEAL = "digest"  # the member of a sealed JSON object that holds its digest
+
+
+def _seal_of(fields: dict) -> str:
+    canonical = json.dumps({**fields, SEAL: ""}, indent=1, sort_keys=True)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def sealed_json(fields: dict) -> str:
+    """`fields` as JSON text (sorted keys) with one more member, "digest": the sha256 of the same JSON with
+    "digest" empty. What reads it back checks `seal_holds`: any changed value (a statistic, a checksum) no
+    longer matches. It finds damage and edits by hand, not a forger who recomputes the digest."""
+    fields = {k: v for k, v in fields.items() if k != SEAL}
+    return json.dumps({**fields, SEAL: _seal_of(fields)}, indent=1, sort_keys=True)
+
+
+def seal_holds(raw: dict) -> bool:
+    """Whether the parsed object of a `sealed_json` text still matches its digest."""
+    return isinstance(raw.get(SEAL), str) and raw[SEAL] == _seal_of({k: v for k, v in raw.items() if k != SEAL})
+
+
+def inside(root: str | Path, relative: str | Path, what: str = "path") -> Path:
+    """`root / relative` when it stays inside `root` (no absolute path, no `..` or link leading out);
+    a one-line SoundingError naming the value otherwise. For paths read from files a user may edit."""
+    root = Path(root)
+    rel = Path(str(relative))
+    if not str(relative) or rel.is_absolute():
+        raise SoundingError(f"{what} {str(relative)!r} is not a path inside {root}")
+    path = root / rel
+    base = root.resolve()
+    if not path.resolve().is_relative_to(base):
+        raise SoundingError(f"{what} {str(relative)!r} leads outside {root}")
+    return path
+
+
 def file_sha256(path: str | Path) -> str:
     """sha256 (hex) of a file's bytes, read in 4 MiB blocks; a read error is one line naming the file."""
     h = hashlib.sha256()
@@ -206,5 +245,6 @@ def writer_lock(folder: str | Path, what: str = "") -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-__all__ = ["LOCK_FILE", "atomic_write", "atomic_write_json", "check_output_dir", "check_output_file", "digest", "file_sha256",
-           "atomic_file", "os_error", "pid_alive", "remove_stale", "slug", "temp_path", "writer_lock"]
+__all__ = ["LOCK_FILE", "SEAL", "atomic_write", "atomic_write_json", "check_output_dir", "check_output_file", "digest",
+           "file_sha256", "atomic_file", "inside", "os_error", "pid_alive", "remove_stale", "seal_holds", "sealed_json",
+           "slug", "temp_path", "writer_lock"]

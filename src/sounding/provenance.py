@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from .errors import DataError
+from .validate import MAX_LINE
 
 START, END = "# ir_metadata.start", "# ir_metadata.end"
 SCHEMA_VERSION = 0.1  # a YAML number, as the schema's own examples write it
@@ -143,10 +144,14 @@ def read_metadata(path: str | os.PathLike) -> dict | None:
     opener = gzip.open if magic == b"\x1f\x8b" else open
     lines: list[str] = []
     with opener(path, "rt", encoding="utf-8", errors="replace") as f:
-        first = f.readline()
+        first = f.readline(len(START) + 2)  # bounded: a file of one endless line is not read whole here
         if first.rstrip("\r\n") != START:
             return None
-        for lineno, line in enumerate(f, 2):
+        lineno = 1
+        while line := f.readline(MAX_LINE + 1):
+            lineno += 1
+            if len(line) > MAX_LINE:
+                raise DataError(path, lineno, f"line longer than {MAX_LINE >> 10} KiB")
             text = line.rstrip("\r\n")
             if text.rstrip() == END:
                 return _parse(lines, path)

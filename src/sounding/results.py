@@ -8,6 +8,10 @@ id is the query id is dropped); `raw_metrics` the same measures with own hits ke
 to say which (regression files, the report's cells, per-query files), "nDCG@10/raw" names the raw value:
 `row.value("nDCG@10/raw")`.
 
+Where a row came from (experiment/rows.py): `dataset_id` (the dataset identity's key), `run_file_sha256` and
+`run_file_bytes` (the run file it was scored from), `computed` (when, ISO 8601) and `reused` (true when this
+run took the row from an earlier one instead of computing it).
+
 `match_key` is the one definition of "matched settings": two rows of different engines are compared
 (by the gate and the report) when they ran the same dataset, arm, layout, k1 and b.
 """
@@ -16,8 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping
 
-RESULTS_SCHEMA = 3
+RESULTS_SCHEMA = 4  # 4: output folders per dataset identity; rows say where they came from
 RAW_SUFFIX = "/raw"
+TOP = 10  # each judged query's top TOP documents, as scored, are kept in the per-query values
+RANKING = f"ranking@{TOP}"  # ... under this name: {qid: [docid, ...]} (trec_eval's order, own hit dropped)
 
 
 @dataclass
@@ -47,6 +53,11 @@ class ResultRow:
     index_bytes: int | None = None
     run_file: str = ""
     per_query_file: str = ""
+    dataset_id: str = ""
+    run_file_sha256: str = ""
+    run_file_bytes: int | None = None
+    computed: str = ""
+    reused: bool = False
     extra: dict = field(default_factory=dict)
 
     def value(self, measure: str) -> float | None:
@@ -97,4 +108,4 @@ def to_pandas(rows: Iterable[ResultRow | Mapping]):
     return pd.DataFrame.from_records(records)
 
 
-__all__ = ["RAW_SUFFIX", "RESULTS_SCHEMA", "ResultRow", "match_key", "to_pandas"]
+__all__ = ["RANKING", "RAW_SUFFIX", "RESULTS_SCHEMA", "TOP", "ResultRow", "match_key", "to_pandas"]

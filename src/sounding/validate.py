@@ -5,8 +5,55 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 from .errors import SoundingError
+
+# -- identifiers --------------------------------------------------------------------------------------------
+ID_RULE = "ids are non-empty strings without whitespace, control characters or surrogates"
+# Unicode whitespace (a TREC line could not hold it as one field), C0/DEL/C1 controls, lone surrogates
+# (valid in a JSON string, not encodable as UTF-8)
+BAD_ID_CHAR = re.compile(r"[\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_BAD_IN_JOINED = re.compile(r"[^\S\n]|[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")  # BAD_ID_CHAR but "\n"
+_ID_BYTES = bytes(range(0x21, 0x7F)) + b"\n"  # printable ASCII but space, and the joining newline
+MAX_LINE = 64 << 10  # bytes of one run or qrels line: a longer one is refused before it is held whole
+MAX_RECORD = 64 << 20  # bytes of one corpus or queries line (a whole document)
+
+
+def id_problem(value, what: str = "id") -> str | None:
+    """Why `value` cannot be an id (a query, document or system id), in one phrase; None when it can.
+
+    The rule, everywhere ids come in (corpus, queries, qrels, run files, retrievers' results): a non-empty
+    `str` without whitespace, control characters or lone surrogates. Nothing is rewritten: `1` and `"1"`,
+    `"d "` and `"d"` would otherwise become the same id."""
+    if type(value) is str and value.isascii() and value.isprintable() and " " not in value and value:
+        return None  # the usual case, without the regular expression (a third of its time)
+    if not isinstance(value, str):
+        name = type(value).__name__
+        return f"{what} {value!r} is {'an' if name[0] in 'aeiou' else 'a'} {name}, not a string ({ID_RULE})"
+    if not value:
+        return f"{what} is empty ({ID_RULE})"
+    m = BAD_ID_CHAR.search(value)
+    if m is None:
+        return None
+    ch = m.group()
+    kind = ("a lone surrogate" if "\ud800" <= ch <= "\udfff" else "whitespace" if ch.isspace()
+            else "a control character")
+    return f"{what} {value!r} holds {kind} (U+{ord(ch):04X}; {ID_RULE})"
+
+
+def first_bad_id(ids: list) -> int:
+    """The position of the first id in `ids` that breaks the rule, or -1. One regular-expression pass over
+    the ids joined by newlines, for batches (an id holding a newline shows in the count of newlines)."""
+    try:
+        joined = "\n".join(ids)
+    except TypeError:  # a non-string
+        joined = None
+    if (joined is not None and "\n\n" not in f"\n{joined}\n" and joined.count("\n") == len(ids) - 1
+            and not (joined.encode("ascii").translate(None, _ID_BYTES) if joined.isascii()
+                     else _BAD_IN_JOINED.search(joined))):
+        return -1
+    return next((i for i, v in enumerate(ids) if id_problem(v) is not None), -1)
 
 
 def _number(name: str, value) -> float:
@@ -63,4 +110,5 @@ def threads(value) -> int:
     return 1 if value is None else integer("threads", value)
 
 
-__all__ = ["DEFAULT_HITS", "bm25", "finite", "hits", "integer", "threads", "weight"]
+__all__ = ["BAD_ID_CHAR", "DEFAULT_HITS", "ID_RULE", "MAX_LINE", "MAX_RECORD", "bm25", "finite", "first_bad_id",
+           "hits", "id_problem", "integer", "threads", "weight"]

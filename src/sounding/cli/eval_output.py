@@ -8,19 +8,12 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from .app import shown as escape  # text from files (ids, paths) for a rich cell: controls shown, markup literal
+
 
 def _console() -> Console:
     """stdout; at 140 columns when it is not a terminal, so that run paths fit (as the other commands print)."""
     return Console(highlight=False, width=None if sys.stdout.isatty() else 140)
-
-
-def escape(text: object) -> str:
-    """Text from files (ids, paths) for a rich table cell: control characters shown, markup characters literal."""
-    from rich.markup import escape as markup
-
-    from ..escape import terminal
-
-    return markup(terminal(text))
 
 
 def shown(m, value: float) -> str:

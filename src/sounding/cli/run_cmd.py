@@ -1,15 +1,19 @@
 """CLI command: `sounding run` — the main job."""
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from ..escape import terminal
 
 from ..results import ResultRow
-from .app import app, command_line
+from .app import app, command_line, shown
 from .options import Device
 
 console = Console(width=None if sys.stdout.isatty() else 140)
@@ -42,9 +46,9 @@ def run_cmd(
                             "(host:6379, ray://host:10001); needs the `scale` extra"),
     shards: int = typer.Option(None, "--shards", min=1, help="with --ray: shards per BM25 index (default: the "
                                "cluster's CPUs, at least 2)"),
-    run_format: str = typer.Option("trec", "--runs", help="run files: trec (plain text) or gz (gzip: "
-                                   "OUT/runs/<dataset>/<setting>.trec.gz, about a sixth of the size; every "
-                                   "reader takes both)"),
+    run_format: str = typer.Option("trec", "--run-format", help="how run files are written: trec (plain text) "
+                                   "or gz (gzip: OUT/runs/<dataset>-<identity>/<setting>.trec.gz, about a sixth of the "
+                                   "size; every reader takes both)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="use a dataset copy whose counts differ "
                                          "from the registry's (every result is then marked unverified)"),
     retriever: list[str] = typer.Option(None, "--retriever", help="NAME=package.module:factory (a callable "
@@ -60,46 +64,61 @@ def run_cmd(
     from ..errors import SoundingError
     from ..experiment import run_experiment
 
+    if retriever:
+        _modules_from_current_folder()
     if run_format not in ("trec", "gz"):
-        raise SoundingError(f"--runs {run_format!r}: choose trec (plain text) or gz (gzip)")
-    result = run_experiment(
-        datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
-        lucene_norms=lucene_norms, norms=norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase, gate=gate,
-        arms=arms.split(",") if arms else None, models=model, variants=[v for v in variants.split(",") if v], ray=ray,
-        shards=shards, retrievers=_named(retriever, "--retriever", "package.module:factory"),
-        runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
-        gzip_runs=run_format == "gz", metadata=metadata, device=device,
-        command=command_line(), log=lambda m: console.print(f"[dim]{m}[/dim]"),
-    )
-    if phase == "index":
-        console.print(f"indexes ready in {out / 'indexes'}")
-        return
-    console.print(_table(result.rows))
-    for d in dict.fromkeys(r.dataset for r in result.rows if r.unverified_data):  # once per dataset
-        console.print(f"[yellow]warning:[/yellow] {d}: unverified data (counts differ from the registry's); "
-                      f"not comparable with published figures")
-    for r in result.rows:
-        if r.queries_without_hits:
-            console.print(f"[yellow]warning:[/yellow] {r.dataset} {r.setting}: {r.queries_without_hits:,} of "
-                          f"{r.n_queries:,} queries got no hits")
-    from ..report import write_reports
+        hint = (f"; to score a run file of your own as a system, give it as --run {run_format}"
+                if "=" in run_format else "")
+        raise SoundingError(f"--run-format {run_format!r}: choose trec (plain text) or gz (gzip){hint}")
+    log = lambda m: console.print(Text(terminal(m), style="dim"))  # noqa: E731
+    with _steps(log) as steps:
+        result = run_experiment(
+            datasets, out, engines=engines.split(",") if engines else None, layouts=layouts, params=params,
+            lucene_norms=lucene_norms, norms=norms, hits=hits, threads=threads, data_dir=data_dir, phase=phase,
+            gate=gate, arms=arms.split(",") if arms else None, models=model,
+            variants=[v for v in variants.split(",") if v], ray=ray, shards=shards,
+            retrievers=_named(retriever, "--retriever", "package.module:factory"),
+            runs=_named(run, "--run", "runs/{dataset}.trec"), unverified_data=unverified_data,
+            gzip_runs=run_format == "gz", metadata=metadata, device=device, command=command_line(),
+            log=log, steps=steps)
+        if phase == "index":
+            console.print(f"indexes ready in {out / 'indexes'}")
+            return
+        from ..report import terminal_verdict, write_reports
 
-    md, html = write_reports(out)
+        with steps.step("writing the reports (significance tests)"):
+            md, html = write_reports(out)
+            verdict, warnings = terminal_verdict(out)
+    console.print(_table(result.rows))
+    setup = sum(r.extra.get("setup_seconds") or 0.0 for r in result.rows)
+    console.print(f"results: {out / 'results.json'}  ({result.seconds:.1f} s; set-up kept out of q/s and search "
+                  f"times: {setup:.1f} s, compiling kernels included)")
     console.print(f"reports: {md}  {html}")
-    console.print(f"results: {out / 'results.json'}  ({result.seconds:.1f} s)")
+    for w in warnings:  # each distinct warning once per dataset, naming its settings
+        console.print(w)
     status = 0
     for f in result.crosscheck_failures:
-        console.print(f"[red]cross-check failed:[/red] {f}")
+        console.print(Text.assemble(("cross-check failed: ", "red"), terminal(f)))
         status = 1
+    console.print()
+    for part in verdict:  # the verdict last: what the run says, at the bottom of the terminal
+        console.print(part)
     if gate:
-        if result.gate_failures:
-            for f in result.gate_failures:
-                console.print(f"[red]gate:[/red] {f}")
-            status = 1
-        else:
-            console.print("[green]gate passed[/green]: no dataset more than one point below its published baseline or comparator")
+        for f in result.gate_failures:
+            console.print(Text.assemble(("gate: ", "red"), terminal(f)))
+        status = status or (1 if result.gate_failures else 0)
     if status:
         raise typer.Exit(status)
+
+
+def _modules_from_current_folder() -> None:
+    """`--retriever NAME=module:object` finds module.py in the current folder, as `python -m` would: the
+    `sounding` script's own folder, not the current one, is first on the import path."""
+    import os
+
+    here = os.getcwd()
+    if not any(p in ("", ".", here) for p in sys.path):
+        sys.path.insert(0, here)
 
 
 def _named(values: list[str] | None, option: str, example: str) -> dict[str, str]:
@@ -110,7 +129,9 @@ def _named(values: list[str] | None, option: str, example: str) -> dict[str, str
     for v in values or []:
         name, eq, value = v.partition("=")
         if not eq or not name.strip() or not value.strip():
-            raise SoundingError(f"{option} {v!r}: expected NAME=VALUE, e.g. {option} mine={example}")
+            hint = (f"; to write run files as {v}, use --run-format {v}"
+                    if option == "--run" and v.strip() in ("trec", "gz") else "")
+            raise SoundingError(f"{option} {v!r}: expected NAME=VALUE, e.g. {option} mine={example}{hint}")
         if name.strip() in out:
             raise SoundingError(f"{option}: the name {name.strip()!r} is given twice")
         out[name.strip()] = value.strip()
@@ -119,14 +140,29 @@ def _named(values: list[str] | None, option: str, example: str) -> dict[str, str
 
 def _table(rows: list[ResultRow]) -> Table:
     t = Table(title="sounding run (nDCG@10 and R@100: BEIR convention, own hits dropped)")
-    for col in ("dataset", "setting", "nDCG@10", "raw", "R@100", "RR@100", "judged@10", "published", "q/s"):
+    for col in ("dataset", "setting", "nDCG@10", "raw", "R@100", "RR@100", "judged@10", "published", "q/s",
+                "set-up s"):
         t.add_column(col, justify="left" if col in ("dataset", "setting") else "right")
     for r in rows:
         m = r.metrics
         pub = (r.published or {}).get("nDCG@10")
+        setup = r.extra.get("setup_seconds")
         irds = r.extra.get("ir_datasets")
-        t.add_row(f"{r.dataset} ({irds})" if irds else r.dataset, r.setting.removeprefix("sounding.bm25."), f"{m['nDCG@10']:.4f}",
+        t.add_row(shown(f"{r.dataset} ({irds})" if irds else r.dataset),
+                  shown(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
                   f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
-                  f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–")
+                  f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–",
+                  f"{setup:.2f}" if isinstance(setup, (int, float)) else "–")
     return t
+
+
+def _steps(log):
+    """The run's progress: rich bars and status lines on a terminal, else a log line per step."""
+    from ..experiment.progress import LogSteps
+
+    if not console.is_terminal:
+        return contextlib.nullcontext(LogSteps(log))
+    from .progress import RichSteps
+
+    return RichSteps(console)

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from ..retrieval.search.params import DEFAULT_B, DEFAULT_K1
 from ..validate import DEFAULT_HITS
-from .app import app, command_line, exit_when_done
+from .app import app, command_line, exit_when_done, shown
 from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
 from .shard_index_cmd import RAY_HELP
 
@@ -120,4 +120,4 @@ def _notes(results) -> None:
     if empty:
         n = results.queries if hasattr(results, "queries") else len(results.qids)
         console.print(f"[yellow]warning:[/yellow] {len(empty):,} of {n:,} queries analyse to no "
-                      f"indexed term and get no hits (e.g. {', '.join(map(str, empty[:3]))})")
+                      f"indexed term and get no hits (e.g. {shown(', '.join(map(str, empty[:3])))})")

@@ -1,7 +1,12 @@
 """Streaming readers for corpus, queries and qrels files (gzip or plain, told apart by magic bytes).
 
 Each bad line is a DataError naming file and line; a cut-short gzip is a one-line error
-naming the file, never a traceback.
+naming the file, never a traceback. Lines are read with a bound (validate.MAX_LINE for qrels,
+validate.MAX_RECORD for corpus and queries lines), so a file of one endless line is refused before it
+is held whole. Ids follow `validate.id_problem`'s rule, checked here, where the file and line are known:
+a JSON integer id is read as its decimal digits (`1` and `"1"` are then the same id, and the duplicate
+checks refuse a file holding both); any other non-string id, and a query text that is not a string,
+is refused.
 """
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import DataError, SoundingError
+from ..validate import MAX_LINE, MAX_RECORD, id_problem
 
 
 class Document(NamedTuple):
@@ -31,8 +37,9 @@ def is_gzip(path: Path) -> bool:
         return f.read(2) == _GZIP_MAGIC
 
 
-def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, text without line end) for each non-blank line; CRLF tolerated."""
+def iter_lines(path: str | Path, limit: int = MAX_RECORD) -> Iterator[tuple[int, str]]:
+    """(1-based line number, text without line end) for each non-blank line; CRLF tolerated. A line of
+    more than `limit` bytes is a DataError once `limit` bytes of it are read (not after the whole line)."""
     path = Path(path)
     if not path.is_file():
         raise SoundingError(f"{path}: file not found")
@@ -41,7 +48,10 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     lineno = 0
     try:
         with stream:
-            for lineno, raw in enumerate(stream, 1):
+            while raw := stream.readline(limit + 1):
+                lineno += 1
+                if len(raw) > limit and not (len(raw) == limit + 1 and raw.endswith(b"\n")):
+                    raise DataError(path, lineno, f"line longer than {_size(limit)}; not a line of this format")
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as e:
@@ -55,6 +65,20 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
         # A download or copy cut short: say which file, and what to do, in one line.
         raise DataError(path, None, f"gzip data is truncated or corrupt after line {lineno} ({e}); "
                                     "fetch or copy the file again") from None
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
+
+
+def _id(path: Path, lineno: int, value, what: str) -> str:
+    """An id read from a JSON file: a string, or an integer's decimal digits; DataError for anything else."""
+    if type(value) is int:
+        value = str(value)
+    problem = id_problem(value, what)
+    if problem:
+        raise DataError(path, lineno, problem)
+    return value
 
 
 def _json_object(path: Path, lineno: int, line: str) -> dict:
@@ -81,11 +105,25 @@ def iter_corpus(path: str | Path) -> Iterator[Document]:
     for lineno, line in iter_lines(path):
         obj = _json_object(path, lineno, line)
         doc_id = _field(obj, ("_id", "docid", "id"))
-        if doc_id is None or str(doc_id) == "":
+        if doc_id is None or doc_id == "":
             raise DataError(path, lineno, "document has no id (`_id`, `docid` or `id`)")
         text = _field(obj, ("text", "contents"))
         title = obj.get("title")
-        yield Document(str(doc_id), "" if title is None else str(title), "" if text is None else str(text), lineno)
+        if not (type(doc_id) is str and doc_id.isascii() and doc_id.isprintable() and " " not in doc_id):
+            doc_id = _id(path, lineno, doc_id, "document id")  # (the usual case is checked inline)
+        yield Document(doc_id, title if type(title) is str else _text(path, lineno, title, "title"),
+                       text if type(text) is str else _text(path, lineno, text, "text"), lineno)
+
+
+def _text(path: Path, lineno: int, value, what: str) -> str:
+    """A text field: a string, or absent (""); anything else (a list, an object, a number) is refused
+    rather than searched as its Python spelling."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise DataError(path, lineno, f"the {what} is {'an' if type(value).__name__[0] in 'aeiou' else 'a'} "
+                                      f"{type(value).__name__}, not a string")
+    return value
 
 
 def load_queries(path: str | Path) -> dict[str, str]:
@@ -99,15 +137,16 @@ def load_queries(path: str | Path) -> dict[str, str]:
             qid, text = _field(obj, ("_id", "query_id", "qid", "id")), _field(obj, ("text", "query", "title"))
             if qid is None or text is None:
                 raise DataError(path, lineno, "query needs `_id` and `text`")
+            qid, text = _id(path, lineno, qid, "query id"), _text(path, lineno, text, "query text")
         else:
             qid, sep, text = line.partition("\t")
             if not sep:
                 raise DataError(path, lineno, "expected `qid<TAB>text`")
-        qid = str(qid).strip()
+            qid = _id(path, lineno, qid.strip(), "query id")
         if qid in first_line:
             raise DataError(path, lineno, f"duplicate query id {qid!r} (first on line {first_line[qid]})")
         first_line[qid] = lineno
-        queries[qid] = str(text)
+        queries[qid] = text
     return queries
 
 
@@ -115,7 +154,7 @@ def iter_qrels(path: str | Path) -> Iterator[tuple[str, str, int, int]]:
     """(qid, docid, grade, line) per judgement: BEIR TSV (`query-id corpus-id score`, header
     optional) or TREC (`qid Q0 docid grade`)."""
     path = Path(path)
-    for lineno, line in iter_lines(path):
+    for lineno, line in iter_lines(path, MAX_LINE):
         # Tabs when present (BEIR ids may hold spaces), else any whitespace (TREC files).
         parts = [p.strip() for p in line.split("\t")] if "\t" in line else line.split()
         if lineno == 1 and parts and parts[0].lower() in ("query-id", "query_id", "qid", "query"):
@@ -136,8 +175,10 @@ def iter_qrels(path: str | Path) -> Iterator[tuple[str, str, int, int]]:
                 value = int(f)
             except ValueError:
                 raise DataError(path, lineno, f"relevance grade {grade!r} is not an integer") from None
-        if not qid or not docid:
-            raise DataError(path, lineno, "empty query or document id")
+        for value_id, what in ((qid, "query id"), (docid, "document id")):
+            problem = id_problem(value_id, what)
+            if problem:
+                raise DataError(path, lineno, problem)
         yield qid, docid, value, lineno
 
 

@@ -11,7 +11,6 @@ from .measures import parse_measures
 from .metrics import Qrels, Run, evaluate, judged_qids
 
 
-
 def large_run(path: str | os.PathLike) -> bool:
     """Will `evaluate_run_file` read this run with the compiled scanner (numba loaded, so that the qrels'
     compiled reader costs nothing more)? False for a file it cannot stat (the reader reports it)."""
@@ -41,7 +40,10 @@ def evaluate_run_file(qrels: Qrels, path: str | os.PathLike, measures, *, remove
 
         got = scan(data, qrels, qids, ms, remove_self_hits)
     if got is None:  # the checked reader decides (and names any fault)
-        run = files.run_from_bytes(data if isinstance(data, bytes) else data[:], path)
+        if not isinstance(data, bytes):  # a map, unchecked: its lines before its bytes are copied
+            files.check_lines(data, path)
+            data = data[:]
+        run = files.run_from_bytes(data, path)
         return evaluate(qrels, run, ms, remove_self_hits=remove_self_hits, per_query=per_query), \
             {q: len(h) for q, h in run.items()}
     table, counts = got

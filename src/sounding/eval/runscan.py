@@ -9,7 +9,8 @@ each one, the hits scored higher and — inside a score tie only — the tied hi
 (byte order, as Python's str order and trec_eval's strcmp). The per-query values then come from
 the measures' own code (measures/), so they are the same to the last digit as `evaluate(qrels, read_run(path))`.
 
-Anything the fast pass does not handle itself — a malformed line, a NUL or non-ASCII byte, a score outside
+Anything the fast pass does not handle itself — a malformed line, a control or non-ASCII byte, a line
+longer than validate.MAX_LINE, a score outside
 the exact fast path (hexadecimal, long mantissas), a query whose lines are not contiguous, a repeated
 (qid, docid) — sends the file through `read_run` + `evaluate`, which accept or report it as always.
 
@@ -27,7 +28,8 @@ from itertools import chain
 import numpy as np
 from numba import njit
 
-from ..trec.scan import is_blank, hash_bytes, in_field, mix_hash, same_bytes, parse_scores
+from ..trec.scan import hash_bytes, in_field, is_blank, mix_hash, parse_scores, same_bytes
+from ..validate import MAX_LINE
 from .measures import Measure, horizon, query_values
 from .metrics import Qrels
 
@@ -176,6 +178,8 @@ def _read_group(buf, i, m, qa, qz, da, dz, dh, sa, sz, table, stamp, gen):
         while i < n and is_blank(buf[i]):
             i += 1
         if i < n and buf[i] != 10:  # a seventh field, or a byte the checked reader must judge
+            return _FALLBACK, i, m, qa, qz
+        if i - line > MAX_LINE:  # the checked reader names it
             return _FALLBACK, i, m, qa, qz
         i += 1
         # -- the query's line, or another query's first

@@ -8,7 +8,7 @@ batch is simpler to keep seeded and fast for 10,000 permutations x thousands of 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,17 +102,64 @@ def bootstrap_ci(a, b, *, resamples: int = 10_000, confidence: float = 0.95, see
     return float(lo), float(hi)
 
 
+def aligned(per_query_a, per_query_b, measure: str | None = None) -> tuple[list[float], list[float]]:
+    """Two systems' per-query values as aligned vectors. Each side is a sequence (already aligned), a
+    {qid: value} mapping, or a whole `evaluate(..., per_query=True)` result (its "per_query" part, of
+    `measure`, which may be left out when the result holds one measure). Mappings are paired by query id
+    and must hold the same queries."""
+    a, b = _values(per_query_a, measure, "A"), _values(per_query_b, measure, "B")
+    if isinstance(a, Mapping) != isinstance(b, Mapping):
+        raise SoundingError("compare: give both systems as {qid: value} mappings or both as aligned sequences")
+    if not isinstance(a, Mapping):
+        return a, b
+    only_a, only_b = sorted(a.keys() - b.keys()), sorted(b.keys() - a.keys())
+    if only_a or only_b:
+        def some(ids):
+            return ", ".join(repr(q) for q in ids[:3]) + (", ..." if len(ids) > 3 else "")
+        raise SoundingError(f"compare: the two systems were scored on different queries ({len(only_a)} only in A"
+                            f"{': ' + some(only_a) if only_a else ''}; {len(only_b)} only in B"
+                            f"{': ' + some(only_b) if only_b else ''}); score both against the same qrels")
+    qids = sorted(a)
+    return [a[q] for q in qids], [b[q] for q in qids]
+
+
+def _values(x, measure: str | None, side: str):
+    if isinstance(x, Mapping) and isinstance(x.get("per_query"), Mapping):  # an evaluate(..., per_query=True)
+        per = x["per_query"]
+        if measure is None:
+            if len(per) != 1:
+                raise SoundingError(f"compare: system {side} holds per-query values of {len(per)} measures "
+                                    f"({', '.join(map(str, per))}); say which with measure=")
+            measure = next(iter(per))
+        if measure not in per:
+            raise SoundingError(f"compare: system {side} has no per-query {measure} (it has "
+                                f"{', '.join(map(str, per))})")
+        x = per[measure]
+    if isinstance(x, Mapping):
+        bad = next(((q, v) for q, v in x.items() if isinstance(v, (Mapping, str, bytes))
+                    or not isinstance(v, (int, float)) and not hasattr(v, "__float__")), None)
+        if bad is not None:
+            raise SoundingError(f"compare: system {side}, query {bad[0]!r}: {type(bad[1]).__name__} is not a "
+                                f"number (give {{qid: value}}, e.g. evaluate(...)['per_query']['nDCG@10'])")
+        return {str(q): float(v) for q, v in x.items()}
+    return x
+
+
 def compare(
     per_query_a,
     per_query_b,
     *,
+    measure: str | None = None,
     permutations: int = 10_000,
     resamples: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> Comparison:
-    """All paired statistics of A against B at once (seeded, so the same inputs give the same numbers)."""
-    a, b = _pair(per_query_a, per_query_b)
+    """All paired statistics of A against B at once (seeded, so the same inputs give the same numbers).
+
+    A and B: aligned sequences of per-query values, {qid: value} mappings (paired by query id), or whole
+    `evaluate(..., per_query=True)` results (`measure` picks one of their measures)."""
+    a, b = _pair(*aligned(per_query_a, per_query_b, measure))
     t, p = paired_t_test(a, b)
     lo, hi = bootstrap_ci(a, b, resamples=resamples, confidence=confidence, seed=seed)
     d = a - b

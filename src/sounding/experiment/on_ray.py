@@ -34,7 +34,7 @@ from ..index import Index
 from ..analysis import default_analyzer
 from ..io import atomic_write_json as _write_json
 from ..io import digest as _digest
-from ..io import file_sha256 as _file_sha256
+from .rows import safe_name
 from .settings import Setting
 
 NOT_ON_SHARDS = ("proximity", "typos")  # variants whose results a sharded search cannot reproduce
@@ -83,16 +83,17 @@ class RayGrid:
         self._stack.close()  # the Ray session (shut down only if this run started or joined it)
 
     # -- indexing --------------------------------------------------------------------------------
-    def ensure_index(self, ds: Dataset, out: Path, phase: str) -> tuple[Path, dict]:
-        """The dataset's sharded index, built by Ray tasks unless a finished one is there."""
+    def ensure_index(self, ds: Dataset, out: Path, phase: str, corpus_digest: str) -> tuple[Path, dict]:
+        """The dataset's sharded index, built by Ray tasks unless a finished one is there. `corpus_digest`:
+        the corpus content's (datasets.identity), which keys the index."""
         from ..scale import CorpusFile
         from ..scale.ray_backend import build_shards_ray
         from ..scale.shards import FORMAT_VERSION as SHARDS_FORMAT
 
         analyzer = default_analyzer(ds.language)
-        key = _digest(_file_sha256(ds.corpus_path), analyzer, f"index-format-{INDEX_FORMAT}",
+        key = _digest(corpus_digest, analyzer, f"index-format-{INDEX_FORMAT}",
                       f"shards-format-{SHARDS_FORMAT}", f"shards-{self.shards}")
-        index_dir = out / "indexes" / f"{ds.name}-{key[:12]}-{self.shards}shards"
+        index_dir = out / "indexes" / f"{safe_name(ds.name)}-{key[:12]}-{self.shards}shards"
         info_file = index_dir / "build.json"  # written after shards.json: the index is complete
         if info_file.is_file():
             return index_dir, json.loads(info_file.read_text())

@@ -12,6 +12,9 @@ trec_eval's order itself, re-scores them, and compares each query's nDCG@10, R@1
 values this module put in the row. Above `CROSSCHECK_QUERIES` judged queries a deterministic sample of that
 many (evenly spaced in sorted qid order) is checked, and the row's "crosscheck" says how many ("queries",
 "of"); below it every judged query is.
+
+Each judged query's top TOP documents as scored (trec_eval's order, own hit dropped) are kept too, under
+RANKING in the per-query values: the report's run explorer and `sounding diff` compare them.
 """
 from __future__ import annotations
 
@@ -22,7 +25,9 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..errors import SoundingError
+from ..results import RANKING, TOP
 from ..eval import evaluate
+from ..eval.agreement import ranking
 from ..eval.crosscheck import CHECKED, CUT, CrosscheckReport, crosscheck
 from ..eval.measures import horizon, parse_measures, query_values
 from ..eval.metrics import Qrels, Run, judged_qids, unjudged_in_top
@@ -35,7 +40,8 @@ CROSSCHECK_QUERIES = 5000  # judged queries checked against pytrec_eval at most 
 class Scored:
     metrics: dict[str, float]  # measure → mean (own hits removed)
     raw_metrics: dict[str, float]  # RAW → mean with own hits kept
-    per_query: dict[str, dict]  # measure → {qid: value}, "nDCG@10/raw" (own hits kept), "unjudged@K" (counts)
+    per_query: dict[str, dict]  # measure → {qid: value}, "nDCG@10/raw" (own hits kept), "unjudged@K" (counts),
+    #                             RANKING → {qid: [docid, ...]}
     unjudged: dict[str, int]  # qid → hits in the top K without any judgement
     check: CrosscheckReport
     checked: int  # judged queries cross-checked
@@ -90,6 +96,7 @@ def score_run(qrels: Qrels, queries: Iterable[str], measures: list[str], run: Ru
     per_query[f"{RAW}/raw"] = raw["per_query"][RAW]
     unjudged = unjudged_in_top(qrels, run, pool_k, remove_self_hits=True)
     per_query[f"unjudged@{pool_k}"] = unjudged
+    per_query[RANKING] = {q: ranking(run.get(q) or {}, depth=TOP, drop=q) for q in judged_qids(qrels)}
     check = crosscheck(qrels, run, remove_self_hits=True)
     judged = len(judged_qids(qrels))
     return Scored(scored, {RAW: raw[RAW]}, per_query, unjudged, check, judged, judged, sum(1 for q in queries if not run.get(q)))
@@ -147,6 +154,8 @@ def score_results(qrels: Qrels, queries: Iterable[str], measures: list[str], res
     per_query: dict = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
     per_query[f"{RAW}/raw"] = dict(zip(qids, raw.tolist()))
     per_query[f"unjudged@{pool_k}"] = unjudged
+    tops = _top_hits(results, qids, last, TOP)
+    per_query[RANKING] = {q: ranking(tops.get(q) or {}, depth=TOP, drop=q) for q in qids}
     got = {q: int(counts[i]) for q, i in last.items()}
     without_hits = sum(1 for q in queries if not got.get(q))
     checked = _sample(qids, CROSSCHECK_QUERIES)
@@ -194,6 +203,13 @@ def judged_docs(qrels: Qrels, docids) -> JudgedDocs | None:
 def judged_in_collection(ids: Iterable[str], docids) -> int:
     """How many of `ids` are among the collection's `docids` (compiled lookup over docids.txt's bytes;
     no set of every id)."""
+    ids = list(dict.fromkeys(ids))
+    return len(ids) - len(absent_ids(ids, docids))
+
+
+def absent_ids(ids: Iterable[str], docids) -> set[str]:
+    """Those of `ids` that are not among the collection's `docids` (the compiled lookup of
+    `judged_in_collection`)."""
     from ..eval.arrayeval import lookup_ids
     from ..trec.run_writer import DocIdTable
 
@@ -203,7 +219,7 @@ def judged_in_collection(ids: Iterable[str], docids) -> int:
     except UnicodeEncodeError:  # an id no UTF-8 file holds
         want = None
     if not ids:
-        return 0
+        return set()
     if want is not None:
         ptr = np.zeros(len(want) + 1, np.int64)
         np.cumsum([len(w) for w in want], out=ptr[1:])
@@ -211,8 +227,8 @@ def judged_in_collection(ids: Iterable[str], docids) -> int:
         found, unique = lookup_ids(table.blob, np.asarray(table.starts),
                                    np.frombuffer(b"".join(want) or b"\0", np.uint8), ptr)
         if unique:
-            return int(np.count_nonzero(found >= 0))
-    return len(set(ids) & set(docids))  # (an id twice in the collection: counted the plain way)
+            return {d for d, n in zip(ids, found.tolist()) if n < 0}
+    return set(ids) - set(docids)  # (an id twice in the collection: the plain way)
 
 
 def _sample(qids: list[str], most: int) -> list[str]:
@@ -222,24 +238,31 @@ def _sample(qids: list[str], most: int) -> list[str]:
     return [qids[i * len(qids) // most] for i in range(most)]
 
 
-def _crosscheck_results(qrels: Qrels, results, qids: list[str], last: Mapping[str, int], per_query: dict,
-                        ms) -> CrosscheckReport:
-    """pytrec_eval on the hits of `qids` that can reach the top CUT without the own hit, against our values."""
+def _top_hits(results, qids: list[str], last: Mapping[str, int], cut: int) -> dict[str, dict[str, float]]:
+    """{qid: {docid: score}} of the hits of `qids` that can rank within the top `cut` once one hit (the query's
+    own) is removed: those scored at least as high as the (cut+1)-th best, ties at the border all kept."""
     from ..eval.arrayeval import top_candidates
     from ..retrieval.search.hits import hit_ids
 
-    sub = {q: qrels[q] for q in qids}
     names = [q for q in qids if q in last]
     rows = np.array([last[q] for q in names], dtype=np.int64)
     docs, scores, kept = top_candidates(np.ascontiguousarray(results.docs), np.ascontiguousarray(results.scores),
-                                        np.asarray(results.counts, dtype=np.int64), rows, CUT)
+                                        np.asarray(results.counts, dtype=np.int64), rows, cut)
     ids = hit_ids(results.docids, docs, kept)
     values = scores.tolist()
-    run: Run = {}
+    run: dict[str, dict[str, float]] = {}
     at = 0
     for q, s, n in zip(names, values, kept.tolist()):
         run[q] = dict(zip(ids[at : at + n], s[:n]))
         at += n
+    return run
+
+
+def _crosscheck_results(qrels: Qrels, results, qids: list[str], last: Mapping[str, int], per_query: dict,
+                        ms) -> CrosscheckReport:
+    """pytrec_eval on the hits of `qids` that can reach the top CUT without the own hit, against our values."""
+    sub = {q: qrels[q] for q in qids}
+    run: Run = _top_hits(results, qids, last, CUT)
     have = {str(m) for m in ms}
     ours = {name: {q: per_query[name][q] for q in qids} for name in CHECKED} if have >= set(CHECKED) else None
     return crosscheck(sub, run, remove_self_hits=True, ours=ours)

@@ -31,17 +31,20 @@ Systems are named as `sounding.retrieval.systems.load_retriever` reads them: an 
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SoundingError
+from ..errors import SoundingError, UserCodeError
 from ..retrieval.retrievers import RunFileRetriever
-from ..retrieval.systems import NAME, is_retriever, load_retriever
 from ..retrieval.retrievers.pyterrier import TransformerRetriever, is_transformer
+from ..retrieval.systems import NAME, is_retriever, load_retriever
+from ..trec import trec_order
 from ..types import Document, Run
+from ..validate import first_bad_id, id_problem
 from .settings import REFERENCE, Setting
 
 if TYPE_CHECKING:
@@ -80,9 +83,10 @@ class UserSetting(Setting):
         return r.for_dataset(dataset) if callable(getattr(r, "for_dataset", None)) else r
 
     def fingerprint(self, dataset: str) -> str | None:
-        """The cache identity of this system on `dataset`, or None: do not reuse its rows."""
-        r = self.for_dataset(dataset)
-        fp = getattr(r, "fingerprint", None)
+        """The cache identity of this system on `dataset` (its kind, class and `fingerprint`; a run file's is
+        its sha256, wherever it lies), or None: do not reuse its rows."""
+        r = _user_step(self, "for_dataset", lambda: self.for_dataset(dataset))
+        fp = _user_step(self, "fingerprint", lambda: getattr(r, "fingerprint", None))
         return f"{self.kind}:{_describe_object(r)}:{fp}" if isinstance(fp, str) and fp else None
 
 
@@ -155,22 +159,71 @@ def documents(ds: Dataset) -> Iterator[Document]:
         yield Document(d.id, d.title, d.text)
 
 
-def run_user(s: UserSetting, ds: Dataset, k: int, log=None) -> tuple[Run, float | None, dict]:
-    """(run on the judged queries, search seconds (None for a run file), row extras) of a user system."""
-    r = s.for_dataset(ds.name)
+def run_user(s: UserSetting, ds: Dataset, k: int, log=None, docids=None) -> tuple[Run, float | None, dict]:
+    """(run on the judged queries, search seconds (None for a run file), row extras) of a user system.
+
+    What the system returns is checked as a run file is (`_as_run`); an exception from its own code is a
+    one-line UserCodeError naming the system, the step and the exception. `docids` (the collection's, in
+    the index) lets the row count returned documents that are not in the corpus."""
+    r = _user_step(s, "for_dataset", lambda: s.for_dataset(ds.name))
     where = _where(s, r)
     index_seconds = None
     if s.kind != "run":
         t0 = time.perf_counter()
-        r.index(documents(ds))
+        _user_step(s, "index", lambda: r.index(documents(ds)))
         index_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
-    got = r.search(dict(ds.queries), k)
+    got = _user_step(s, "search", lambda: r.search(dict(ds.queries), k))
     seconds = None if s.kind == "run" else time.perf_counter() - t0  # reading a file is no search time
-    run = _checked_run(_as_run(got, where), ds, where)
+    run = _user_step(s, "search (reading its results)", lambda: _as_run(got, where))
+    run, not_asked = _checked_run(run, ds, where)
+    run, capped = _top_k(run, k)
     extra = {"system": s.system, "kind": s.kind, "source": str(getattr(r, "path", s.source)),
-             "index_seconds": index_seconds}
+             "index_seconds": index_seconds, "queries_not_asked": not_asked, "hits_capped_queries": capped}
+    if docids is not None:
+        missing, returned = not_in_corpus(run, docids)
+        extra["not_in_corpus"] = {"hits": missing, "of": returned}
+    for note in _notes(extra, where, ds, k):
+        if log is not None:
+            log(f"warning: {note}")
     return run, seconds, extra
+
+
+def _notes(extra: dict, where: str, ds: Dataset, k: int) -> list[str]:
+    """What the terminal says about a user system's results that were not quite what was asked for."""
+    out = []
+    if extra["hits_capped_queries"]:
+        out.append(f"{where}: {_queries(extra['hits_capped_queries'])} got more than the {k:,} hits asked for; "
+                   f"the top {k:,} of each (trec_eval's order) are kept")
+    if extra["queries_not_asked"]:
+        n = extra["queries_not_asked"]
+        out.append(f"{where}: {_queries(n)} of its results {'was' if n == 1 else 'were'} not asked for (not judged "
+                   f"{ds.split} queries of {ds.name}); left out")
+    missing = extra.get("not_in_corpus") or {}
+    if missing.get("hits"):
+        out.append(f"{where}: {missing['hits']:,} of {missing['of']:,} returned documents are not in the corpus of "
+                   f"{ds.name} (scored as unjudged)")
+    return out
+
+
+def _queries(n: int) -> str:
+    return f"{n:,} {'query' if n == 1 else 'queries'}"
+
+
+def _user_step(s: UserSetting, step: str, call):
+    """`call()`, an exception from the user's code becoming one UserCodeError (its traceback: --debug)."""
+    try:
+        return call()
+    except SoundingError:
+        raise
+    except Exception as e:
+        raise UserCodeError(f"user system {s.system!r} ({s.source}): {step} raised {type(e).__name__}: "
+                            f"{_short(e)}") from e
+
+
+def _short(e: BaseException, most: int = 300) -> str:
+    text = " ".join(str(e).split())
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _where(s: UserSetting, r) -> str:
@@ -179,7 +232,9 @@ def _where(s: UserSetting, r) -> str:
 
 def _as_run(got, where: str) -> Run:
     """A returned run or Results as {qid: {docid: score}} with the scores the run file will hold (9
-    significant digits), so the row scores exactly what OUT/runs holds."""
+    significant digits), so the row scores exactly what OUT/runs holds. Checked as a run file is: ids follow `validate.id_problem`'s rule (a non-string id is
+    refused, so `1` and `"1"` cannot become one id), scores are finite real numbers (a string, even
+    "1.5", is refused, as a run file refuses `1_0`)."""
     if callable(getattr(got, "to_run", None)):
         got = got.to_run()
     if not isinstance(got, Mapping):
@@ -187,24 +242,49 @@ def _as_run(got, where: str) -> Run:
                             f"or Results")
     run: Run = {}
     for q, hits in got.items():
+        problem = id_problem(q, "query id")
+        if problem:
+            raise SoundingError(f"{where}: {problem}")
         if not isinstance(hits, Mapping):
             raise SoundingError(f"{where}: the hits of query {q!r} are a {type(hits).__name__}, not {{docid: score}}")
+        ids = list(hits)
+        bad = first_bad_id(ids)
+        if bad >= 0:
+            raise SoundingError(f"{where}: query {q!r}: {id_problem(ids[bad], 'document id')}")
         out = {}
         for d, score in hits.items():
-            try:
-                v = float(score)
-            except (TypeError, ValueError):
-                raise SoundingError(f"{where}: query {q!r}, document {d!r}: score {score!r} is not a number") from None
+            if type(score) is not float and (isinstance(score, bool) or not isinstance(score, numbers.Real)):
+                raise SoundingError(f"{where}: query {q!r}, document {d!r}: score {score!r} is "
+                                    f"{'a' if type(score).__name__[0] not in 'aeiou' else 'an'} "
+                                    f"{type(score).__name__}, not a number")
+            v = float(score)
             if not math.isfinite(v):
                 raise SoundingError(f"{where}: query {q!r}, document {d!r}: score {score!r} is not finite")
-            out[str(d)] = float(f"{v:.9g}")
-        run[str(q)] = out
+            out[d] = float(f"{v:.9g}")
+        run[q] = out
     return run
 
 
-def _checked_run(run: Run, ds: Dataset, where: str) -> Run:
-    """The run cut to the dataset's judged queries; a query id that is no query of the dataset at all, or
-    a run without any judged query, is an error naming the first such id."""
+def _top_k(run: Run, k: int) -> tuple[Run, int]:
+    """Each query's top k hits (trec_eval's order), and how many queries had more."""
+    capped = [q for q, hits in run.items() if len(hits) > k]
+    for q in capped:
+        run[q] = {d: run[q][d] for d in trec_order(run[q], k)}
+    return run, len(capped)
+
+
+def not_in_corpus(run: Run, docids) -> tuple[int, int]:
+    """(hits whose document is not in the collection `docids`, hits) of a run."""
+    from .scoring import absent_ids
+
+    absent = absent_ids({d for hits in run.values() for d in hits}, docids)
+    return sum(1 for hits in run.values() for d in hits if d in absent), sum(len(h) for h in run.values())
+
+
+def _checked_run(run: Run, ds: Dataset, where: str) -> tuple[Run, int]:
+    """The run cut to the dataset's judged queries, and how many of its queries were not asked for (queries
+    of the dataset's other splits, or unjudged ones); a query id that is no query of the dataset at all,
+    or a run without any judged query, is an error naming the first such id."""
     unknown = [q for q in run if q not in ds.queries]
     if unknown:
         known = _all_query_ids(ds)
@@ -217,7 +297,7 @@ def _checked_run(run: Run, ds: Dataset, where: str) -> Run:
         first = f"; its first query id is {next(iter(run))!r}" if run else " (it holds no query)"
         raise SoundingError(f"{where}: none of the {len(ds.queries):,} judged {ds.split} queries of {ds.name} "
                             f"({_examples(ds.queries)}) is in the run{first}")
-    return {q: run[q] for q in ds.queries if q in run}
+    return {q: run[q] for q in ds.queries if q in run}, len(unknown)
 
 
 def _examples(ids) -> str:
@@ -261,10 +341,11 @@ def check_run_files(settings: list[Setting], datasets: list[str]) -> None:
                     raise SoundingError(f"{path}: no such run file (system {s.system!r}, dataset {name})")
 
 
-def row_extras(s: UserSetting, dataset: str, out: Path, per_query: Mapping[str, Mapping[str, float]]) -> dict:
+def row_extras(s: UserSetting, dataset: str, per_query_dir: Path, per_query: Mapping[str, Mapping[str, float]]) -> dict:
     """What a user system's row adds once scored: the paired test against the BM25 reference row (whose
-    per-query file the grid wrote first) and the published figures of other systems on the dataset."""
-    ref_file = Path(out) / "per_query" / dataset / f"{s.reference}.json"
+    per-query file the grid wrote first, in the same folder `per_query_dir`) and the published figures of
+    other systems on the dataset."""
+    ref_file = Path(per_query_dir) / f"{s.reference}.json"
     vs = None
     if ref_file.is_file():
         import json

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
+from ..validate import first_bad_id, id_problem
 from .format import write_npy_header
 from .pages import release_pages
 
@@ -34,23 +35,28 @@ FIELDS = ("title", "text")  # the named fields; flat = title + text
 class DocTable:
     """Documents' ids, input lines and per-field lengths, in document order, on disk in `folder`."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, source: str = ""):
         self.folder = Path(folder)
+        self.source = source  # the input's name, for errors
         self.n = 0  # documents added
         self._ids = open(self.folder / "docids.txt", "wb")
         self._lines = open(self.folder / "build-lines", "wb")
         self._lens = {f: open(self.folder / f"build-len-{f}", "wb") for f in FIELDS}
         self._n_lens = 0
-        self._keys: list[bytes] = []  # ids of the current run (UTF-8, surrogates passed)
+        self._keys: list[bytes] = []  # ids of the current run (UTF-8)
         self._runs: list[Path] = []
 
     def add(self, ids: list[str], lines: list[int]) -> None:
-        """The next documents' ids and input lines."""
+        """The next documents' ids and input lines; an id that breaks `validate.id_problem`'s rule is a
+        DataError naming its line (documents given from Python, not read from a checked file, included)."""
+        bad = first_bad_id(ids)
+        if bad >= 0:
+            raise DataError(self.source or "corpus", lines[bad], id_problem(ids[bad], "document id"))
         text = "\n".join(ids)
         self._ids.write((("\n" if self.n else "") + text).encode("utf-8"))
         self._lines.write(np.asarray(lines, dtype=np.int64).tobytes())
         self.n += len(ids)
-        self._keys.extend(i.encode("utf-8", "surrogatepass") for i in ids)
+        self._keys.extend(i.encode("utf-8") for i in ids)
         if len(self._keys) >= ID_RUN:
             self._sort_run()
 
@@ -130,7 +136,7 @@ class DocTable:
             second, first, key = repeat
             lines = np.memmap(self.folder / "build-lines", dtype=np.int64, mode="r")
             raise DataError(source or "corpus", int(lines[second]),
-                            f"duplicate document id {key.decode('utf-8', 'surrogatepass')!r} (first on line {int(lines[first])})")
+                            f"duplicate document id {key.decode('utf-8')!r} (first on line {int(lines[first])})")
 
     # -- lengths.npy ------------------------------------------------------------------------------
     def _lengths(self) -> dict:

@@ -23,10 +23,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import SoundingError
-from ..io import atomic_write
+from ..io import atomic_write, seal_holds, sealed_json
 
 FORMAT_NAME = "sounding-index"
-FORMAT_VERSION = 2  # 2: the manifest names its postings layout (raw or packed)
+FORMAT_VERSION = 3  # 2: the manifest names its postings layout (raw or packed); 3: it carries its own digest
 POSTINGS = ("packed", "raw")
 ARRAYS = ("offsets", "docs", "tfs", "lengths", "docid_rank")  # a raw index's
 PACKED_ARRAYS = ("offsets", "blk_last", "blk_start", "blk_width", "packed", "lengths", "docid_rank")
@@ -56,9 +56,11 @@ class Manifest:
     postings: str = "raw"  # "raw" or "packed" (see the module's docstring)
     format: str = FORMAT_NAME
     version: int = FORMAT_VERSION
+    digest: str = ""  # sha256 of the manifest's own content (io.sealed_json): a changed statistic is found
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, sort_keys=True)
+        """The manifest's JSON, sealed: its "digest" is the sha256 of the rest (checked by `from_json`)."""
+        return sealed_json(asdict(self))
 
     @classmethod
     def from_json(cls, text: str, where: Path) -> "Manifest":
@@ -66,9 +68,11 @@ class Manifest:
             raw = json.loads(text)
         except json.JSONDecodeError as e:
             raise SoundingError(f"{where}: damaged index manifest ({e.msg})") from None
-        if raw.get("format") != FORMAT_NAME:
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
             raise SoundingError(f"{where}: not a Sounding index")
-        if raw.get("version", 0) > FORMAT_VERSION:
+        if not isinstance(raw.get("version"), int):
+            raise SoundingError(f"{where}: damaged index manifest (version {raw.get('version')!r})")
+        if raw["version"] > FORMAT_VERSION:
             raise SoundingError(
                 f"{where}: index format version {raw['version']} is newer than this Sounding "
                 f"understands ({FORMAT_VERSION}); upgrade Sounding or rebuild the index"
@@ -79,10 +83,16 @@ class Manifest:
                 f"{where.parent}: index format version {raw.get('version')} is older than this Sounding reads "
                 f"({FORMAT_VERSION}); rebuild it: sounding index {source} --out {where.parent}"
             )
+        if not seal_holds(raw):
+            raise SoundingError(f"{where.parent}: damaged index: manifest.json does not match its digest (a statistic, "
+                                f"count or checksum in it was changed); rebuild the index")
         if raw.get("postings") not in POSTINGS:
             raise SoundingError(f"{where}: damaged index manifest (postings {raw.get('postings')!r})")
-        raw["field_stats"] = {k: FieldStats(**v) for k, v in raw["field_stats"].items()}
-        return cls(**raw)
+        try:
+            raw["field_stats"] = {k: FieldStats(**v) for k, v in raw["field_stats"].items()}
+            return cls(**raw)
+        except (TypeError, AttributeError, KeyError) as e:
+            raise SoundingError(f"{where}: damaged index manifest ({e})") from None
 
 
 def array_names(manifest: "Manifest") -> tuple[str, ...]:

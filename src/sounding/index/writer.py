@@ -289,7 +289,7 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
            budget: int = MEMORY_BUDGET, postings: str = "raw") -> Manifest:
     vocab: defaultdict[str, int] = defaultdict()
     vocab.default_factory = vocab.__len__
-    table = DocTable(folder)  # ids, lines and lengths, on disk as they come
+    table = DocTable(folder, source)  # ids, lines and lengths, on disk as they come
     analysed = 0
     hasher = hashlib.sha256(analyze.name.encode())
     chunks: list[dict] = []  # per chunk: field → (global term, global doc, tf, positions or None)
@@ -319,6 +319,8 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
 
     def dispatch(batch: list, lines: list[int]) -> None:
         nonlocal pool
+        first_doc = table.n
+        table.add([d.id for d in batch], lines)  # the ids checked first
         texts = {f: [getattr(d, f) or "" for d in batch] for f in FIELDS}
         for title, text, d in zip(texts["title"], texts["text"], batch):
             hasher.update(title.encode("utf-8", "surrogatepass"))
@@ -326,8 +328,6 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
             hasher.update(text.encode("utf-8", "surrogatepass"))
             hasher.update(b"\x00")
             hasher.update(d.id.encode("utf-8", "surrogatepass"))
-        first_doc = table.n
-        table.add([d.id for d in batch], lines)
         if workers > 1 and pool is None and len(batch) == CHUNK_DOCS and _can_fork():  # more may follow
             pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                        initializer=_init_worker, initargs=(analyze.name, os.getpid()))

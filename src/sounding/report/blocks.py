@@ -11,7 +11,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
-from .results import Results
+from .results import ResultTable
 
 MISSING = "—"
 
@@ -25,6 +25,11 @@ class Cell:
     classes: tuple[str, ...] = ()
     title: str = ""  # tooltip (HTML only)
     strong: bool = False  # bold in Markdown (a best value, a verdict); on the page its class styles it
+    mark: str = ""  # "pass", "fail" or "neutral": a verdict, shown with its symbol and colour (MARKS)
+
+
+MARKS = {"pass": "✓", "fail": "✗", "neutral": "○"}  # a verdict cell's symbol, before its text
+FOLD_ROWS = 12  # a table longer than this is folded on the page (<details>), unless it says otherwise
 
 
 @dataclass
@@ -34,6 +39,11 @@ class Table:
     head: list[str]
     body: list[list[Cell]]
     caption: str = ""
+    fold: bool | None = None  # folded on the page (<details>, its caption the summary); None: when long
+
+    @property
+    def folded(self) -> bool:
+        return self.fold if self.fold is not None else len(self.body) > FOLD_ROWS
 
     def numeric(self, i: int) -> bool:
         """Whether column i after the first holds numbers or counts (right-aligned in both renderings)."""
@@ -57,6 +67,13 @@ class Chart:
 
 
 @dataclass
+class Explorer:
+    """The run explorer (sounding.report.explorer): its data for the page's script; Markdown points to the page."""
+
+    data: str  # base64 of gzip-compressed JSON
+
+
+@dataclass
 class Section:
     """A titled part of the report: paragraphs, tables and charts in reading order."""
 
@@ -72,6 +89,12 @@ def f4(v: float) -> str:
 
 def signed4(v: float) -> str:
     return f"{v:+.4f}"
+
+
+def delta4(v: float) -> str:
+    """A difference to 4 decimals with its sign; one that rounds to zero is "0.0000", unsigned."""
+    text = f"{v:+.4f}"
+    return "0.0000" if text in ("+0.0000", "-0.0000") else text
 
 
 def pvalue(p: float) -> str:
@@ -91,10 +114,10 @@ def per_second(v: float) -> str:
 
 
 # -- cells ---------------------------------------------------------------------------------------------------
-def text_cell(text, title: str = "", numeric: bool = False) -> Cell:
+def text_cell(text, title: str = "", numeric: bool = False, nowrap: bool = False) -> Cell:
     """A cell without a data-value (labels, counts, intervals); numeric ones are right-aligned."""
-    return Cell(MISSING if text is None or text == "" else str(text), classes=("count",) if numeric else (),
-                title=title)
+    classes = (("count",) if numeric else ()) + (("nowrap",) if nowrap else ())
+    return Cell(MISSING if text is None or text == "" else str(text), classes=classes, title=title)
 
 
 def num_cell(value: float | None, kind: str, fmt: Callable[[float], str] = f4, *, best: bool = False,
@@ -107,7 +130,7 @@ def num_cell(value: float | None, kind: str, fmt: Callable[[float], str] = f4, *
                 strong=best)
 
 
-def setting_cell(res: Results, dataset: str | None, setting: str) -> Cell:
+def setting_cell(res: ResultTable, dataset: str | None, setting: str) -> Cell:
     """A setting's name; its tooltip gives the row's engine, arm, layout, parameters and norms."""
     row = res.row(dataset, setting) if dataset else next(r for (d, s), r in res.cell.items() if s == setting)
     parts = [f"{k}={row.get(k)}" for k in ("engine", "arm", "layout", "params", "k1", "b", "lucene_norms") if k in row]

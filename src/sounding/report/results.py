@@ -1,6 +1,6 @@
 """The files `sounding run` wrote to its output folder, read and indexed for the report.
 
-`load_out` reads OUT/results.json, OUT/run.json and the per-query files; `Results` indexes the rows by
+`load_out` reads OUT/results.json, OUT/run.json and the per-query files; `ResultTable` indexes the rows by
 (dataset, setting), orders settings and datasets, and collapses the CQADupStack forums into one column.
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Iterable
 
 from ..errors import SoundingError
 from ..eval.measures.sets import REPORT_ORDER
+from ..io import inside
 from ..results import RAW_SUFFIX
 
 MAIN = "nDCG@10"  # the headline measure (BEIR convention: own hits dropped)
@@ -28,15 +29,29 @@ def load_out(out_dir: Path) -> tuple[list[dict], dict, dict[tuple[str, str], dic
     if not isinstance(rows, list):
         raise SoundingError(f"{out_dir / 'results.json'}: expected a JSON list of rows")
     meta = _read_json(out_dir / "run.json") if (out_dir / "run.json").is_file() else {}
+    if not isinstance(meta, dict):
+        raise SoundingError(f"{out_dir / 'run.json'}: expected a JSON object")
     per_query = {}
-    for row in rows:
+    for i, row in enumerate(rows):
         if not isinstance(row, dict) or "dataset" not in row or "setting" not in row:
-            continue  # Results() reports malformed rows; here we only look for per-query files
-        path = out_dir / (row.get("per_query_file") or f"per_query/{row['dataset']}/{row['setting']}.json")
+            continue  # ResultTable() reports malformed rows; here we only look for per-query files
+        where = f"results.json row {i} ({row['dataset']} {row['setting']}): per_query_file"
+        path = inside(out_dir, row.get("per_query_file") or f"per_query/{row['dataset']}/{row['setting']}.json", where)
         if path.is_file():
-            values = _read_json(path).get(MAIN) or {}
-            per_query[(row["dataset"], row["setting"])] = {str(q): float(v) for q, v in values.items()}
+            per_query[(row["dataset"], row["setting"])] = _per_query_values(path)
     return rows, meta, per_query
+
+
+def _per_query_values(path: Path) -> dict[str, float]:
+    """The headline measure's {qid: value} of a per-query file; one line naming the file if it holds other."""
+    data = _read_json(path)
+    values = data.get(MAIN, {}) if isinstance(data, dict) else None
+    try:
+        if not isinstance(values, dict):
+            raise TypeError(f"{MAIN} is not {{qid: value}}")
+        return {str(q): float(v) for q, v in values.items()}
+    except (TypeError, ValueError) as e:
+        raise SoundingError(f"{path}: not a per-query file of `sounding run` ({e})") from None
 
 
 def _read_json(path: Path):
@@ -46,6 +61,8 @@ def _read_json(path: Path):
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise SoundingError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+    except UnicodeDecodeError as e:
+        raise SoundingError(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
 # -- the results, indexed ----------------------------------------------------------------------------------
@@ -60,7 +77,7 @@ def mean_of(values: list[float]) -> float:
     return math.fsum(values) / len(values)
 
 
-class Results:
+class ResultTable:
     """Rows indexed by (dataset, setting); settings and datasets in run order; CQADupStack forums collapsed.
 
     A collapsed or averaged number is shown only when it covers exactly what its header says: the

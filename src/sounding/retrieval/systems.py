@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import SoundingError
+from ..errors import SoundingError, UserCodeError
 from ..types import Retriever
 from . import arms
 from .engines import ENGINES
@@ -152,7 +152,7 @@ def _entry_point_factory(ep) -> Callable[[], Any]:
         try:
             factory = ep.load()
         except Exception as e:  # a broken plugin is the plugin's error, said in one line
-            raise SoundingError(f"retriever {ep.name!r} (entry point {ep.value} in group {ENTRY_POINT_GROUP}): "
+            raise UserCodeError(f"retriever {ep.name!r} (entry point {ep.value} in group {ENTRY_POINT_GROUP}): "
                                 f"cannot load it ({type(e).__name__}: {e})") from e
         return factory()
 
@@ -178,9 +178,9 @@ def load_retriever(spec: str) -> Retriever:
         if e.name and (module_name == e.name or module_name.startswith(e.name + ".")):
             raise SoundingError(f"retriever {spec!r}: no module named {e.name!r} (is it installed or on "
                                 f"PYTHONPATH?)") from None
-        raise SoundingError(f"retriever {spec!r}: importing {module_name} failed: {e}") from e
+        raise UserCodeError(f"retriever {spec!r}: importing {module_name} failed: {e}") from e
     except Exception as e:
-        raise SoundingError(f"retriever {spec!r}: importing {module_name} failed ({type(e).__name__}: {e})") from e
+        raise UserCodeError(f"retriever {spec!r}: importing {module_name} failed ({type(e).__name__}: {e})") from e
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise SoundingError(f"retriever {spec!r}: {module_name} has no attribute {attr!r}")
@@ -202,7 +202,7 @@ def _made(factory: Callable[[], Any], spec: str) -> Retriever:
     except SoundingError:
         raise
     except Exception as e:
-        raise SoundingError(f"retriever {spec!r}: the factory raised {type(e).__name__}: {e}") from e
+        raise UserCodeError(f"retriever {spec!r}: the factory raised {type(e).__name__}: {e}") from e
     from .retrievers.pyterrier import TransformerRetriever, is_transformer
 
     if is_transformer(obj):

@@ -38,12 +38,13 @@ import numpy as np
 from ..analysis import DEFAULT_ANALYZER
 from ..errors import SoundingError
 from ..index import Index, build_index
+from ..io import seal_holds, sealed_json
 from ..index.format import FieldStats, crc32_file
 from ..retrieval.search.params import BM25Params
 
 SHARDS_FILE = "shards.json"
 FORMAT_NAME = "sounding-shards"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: shards.json carries the digest of its own content (merged statistics included)
 ASSIGNMENT = {"method": "crc32", "rule": "zlib.crc32(docid encoded as UTF-8) % n_shards"}
 
 
@@ -226,9 +227,10 @@ class ShardSet:
     build: dict = field(default_factory=dict)
     format: str = FORMAT_NAME
     version: int = FORMAT_VERSION
+    digest: str = ""  # sha256 of the rest (io.sealed_json): a changed merged statistic is found on reading
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, sort_keys=True)
+        return sealed_json(asdict(self))
 
     @classmethod
     def read(cls, root: str | Path) -> "ShardSet":
@@ -242,11 +244,14 @@ class ShardSet:
             raw = json.loads(path.read_text())
         except json.JSONDecodeError as e:
             raise SoundingError(f"{path}: damaged ({e.msg})") from None
-        if raw.get("format") != FORMAT_NAME:
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
             raise SoundingError(f"{path}: not a Sounding shard set")
         if raw.get("version") != FORMAT_VERSION:
             raise SoundingError(f"{path}: shard set format version {raw.get('version')}, this Sounding reads "
                                 f"{FORMAT_VERSION}; rebuild it with `sounding shard-index`")
+        if not seal_holds(raw):
+            raise SoundingError(f"{path}: damaged: it does not match its digest (a merged statistic or count in "
+                                f"it was changed); rebuild it with `sounding shard-index`")
         if raw.get("assignment", {}).get("method") != ASSIGNMENT["method"]:
             raise SoundingError(f"{path}: unknown document assignment {raw.get('assignment')}")
         raw["field_stats"] = {k: FieldStats(**v) for k, v in raw["field_stats"].items()}

@@ -14,6 +14,10 @@ Numbers are read as trec_eval 10 reads them, and a field it would read only in p
 - a grade is a whole C `strtol` base-10 integer (`[+-]digits`) within a 64-bit long.
 - the rank column is not read, as trec_eval does not read it.
 - a NUL byte anywhere in a line is an error (trec_eval's C strings would end there).
+- ids follow `validate.id_problem`'s rule: a qid or docid holding a control character (or, decoded, any
+  whitespace other than the separators, or a C1 control) is an error naming file:line.
+- a line longer than `validate.MAX_LINE` (64 KiB) is an error naming file:line, found before the file is
+  held whole (a gzip file is unpacked a block at a time and checked as it comes).
 - as in trec_eval 10, a run line whose first field begins with `#` and a TREC qrels line beginning with
   `#` are comments. Sounding is stricter in one respect: a run line with more than 6 fields is an error
   (trec_eval ignores the extra fields).
@@ -35,6 +39,7 @@ import numpy as np
 
 from ..errors import DataError, SoundingError
 from ..types import Qrels, Run
+from ..validate import BAD_ID_CHAR, MAX_LINE, id_problem
 from .order import trec_order
 
 # Files at least this large (about a million lines) go through the numba scanner: its fixed cost, importing
@@ -44,29 +49,90 @@ FAST_PATH_MIN_BYTES = 32 << 20
 
 
 def read_bytes(path: str | os.PathLike, mapped: bool = False) -> bytes | mmap.mmap:
-    """The file's bytes, gunzipped if gzip. `mapped`: a plain file is mapped read-only instead of read (no
-    copy into memory: the page cache's pages are used as they are); the map supports what the scanners
-    use (len, find, slicing, the buffer protocol)."""
+    """The file's bytes, gunzipped if gzip, once no line is longer than MAX_LINE (a DataError naming the
+    line otherwise, found before the file is held whole: a plain file is checked through a read-only map
+    before it is read, anything else block by block as it is read or unpacked).
+
+    `mapped`: a plain file is mapped read-only instead of read (no copy into memory: the page cache's pages
+    are used as they are) and returned unchecked: the compiled scanners check line lengths as they read
+    (a long line sends the file to the line reader), and whoever copies the map calls `check_lines` on it
+    first. The map supports what the scanners use (len, find, slicing, the buffer protocol)."""
     p = Path(path)
     try:
         with open(p, "rb") as f:
             st = os.fstat(f.fileno())
-            if mapped and stat.S_ISREG(st.st_mode) and st.st_size > 0 and f.read(2) != b"\x1f\x8b":
-                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            gz = f.read(2) == b"\x1f\x8b"
             f.seek(0)
-            data = f.read()
+            if not gz and stat.S_ISREG(st.st_mode) and st.st_size > 0:
+                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                if mapped:
+                    return data
+                check_lines(data, p)
+                with data:
+                    return data[:]
+            return _read_checked(_gunzip(f) if gz else iter(lambda: f.read(1 << 23), b""), p)
     except FileNotFoundError:
         raise SoundingError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise SoundingError(f"{p}: is a folder, not a file") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise SoundingError(f"{p}: gzip data is truncated or corrupt ({e})") from None
     except OSError as e:
         raise SoundingError(f"{p}: cannot read ({e.strerror or e})") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error) as e:
-            raise SoundingError(f"{p}: gzip data is truncated or corrupt ({e})") from None
-    return data
+
+
+def _read_checked(blocks, path: Path) -> bytes:
+    """The bytes of `blocks` joined, each block's lines checked as it comes."""
+    kept, state = [], (1, 0)
+    for block in blocks:
+        state = check_lines(block, path, *state, more=True)
+        kept.append(block)
+    return b"".join(kept)
+
+
+def _gunzip(f, out: int = 1 << 23, size: int = 1 << 20):
+    """A gzip file's unpacked bytes, blocks of at most `out` bytes (members one after another, as
+    gzip.decompress reads them). zlib directly: GzipFile's small reads took ~30 % longer on a 367 MB run."""
+    d = zlib.decompressobj(31)
+    pending = f.read(size)
+    while True:
+        block = d.decompress(pending, out)
+        pending = d.unconsumed_tail
+        if block:
+            yield block
+        if d.eof:
+            pending = d.unused_data + pending or f.read(size)
+            if not pending:
+                return
+            d = zlib.decompressobj(31)  # the next member
+        elif not block and not pending:
+            pending = f.read(size)
+            if not pending:
+                raise EOFError("compressed file ended before the end-of-stream marker was reached")
+
+
+def check_lines(data, path, lineno: int = 1, carry: int = 0, *, more: bool = False) -> tuple[int, int]:
+    """DataError naming the line if a line of `data` is longer than MAX_LINE bytes. With `more` (a block of
+    a longer stream), `lineno` and `carry` (bytes of the current line in earlier blocks) continue the check,
+    and the values for the next block are returned. One `rfind` per window of MAX_LINE + 1 bytes: the last
+    newline in it, where the next window starts."""
+    n, p, used = len(data), 0, carry
+    while True:
+        end = p + MAX_LINE - used + 1  # the current line's newline must come before here
+        nl = data.rfind(b"\n", p, min(end, n))
+        if nl < 0:
+            if end <= n:
+                raise DataError(path, lineno + _newlines(data, p),
+                                f"line longer than {MAX_LINE >> 10} KiB; not a line of a TREC run or qrels file")
+            return (lineno + data.count(b"\n"), used + n - p) if more else (0, 0)
+        p, used = nl + 1, 0
+        if end > n:
+            return (lineno + data.count(b"\n"), n - p) if more else (0, 0)
+
+
+def _newlines(data, end: int) -> int:
+    """Newlines in data[:end] (a map has no count: 16 MiB slices)."""
+    return sum(data[a : min(a + (1 << 24), end)].count(b"\n") for a in range(0, end, 1 << 24))
 
 
 # C strtod's syntax (C locale): decimal, hexadecimal, infinity / NaN; and strtol's base-10 integers.
@@ -142,6 +208,21 @@ def _text(field: bytes, path, lineno: int) -> str:
         raise DataError(path, lineno, f"{field!r} is not UTF-8 text") from None
 
 
+# Bytes an id of an ASCII file may hold, and the separators: a file of only these needs no per-id check
+_PLAIN = bytes(range(0x21, 0x7F)) + b" \t\n\r\x0b\x0c"
+
+
+def _needs_id_check(data: bytes) -> bool:
+    """Whether some line may hold an id that breaks the rule (a control or non-ASCII byte is present)."""
+    return bool(data.translate(None, _PLAIN))
+
+
+def _check_ids(qid: str, docid: str, path, lineno: int) -> None:
+    for value, what in ((qid, "query id"), (docid, "document id")):
+        if BAD_ID_CHAR.search(value):
+            raise DataError(path, lineno, id_problem(value, what))
+
+
 # ---------------------------------------------------------------------------------------------- runs
 
 
@@ -168,6 +249,7 @@ def _read_run_lines(data: bytes, path) -> Run:
     run: Run = {}
     # per-line checks only for files that hold the byte at all
     has_nul, has_hash, has_underscore = b"\0" in data, b"#" in data, b"_" in data
+    check_ids = _needs_id_check(data)
     isfinite = math.isfinite
     for lineno, line in enumerate(data.split(b"\n"), 1):
         if has_nul and b"\0" in line:
@@ -188,6 +270,8 @@ def _read_run_lines(data: bytes, path) -> Run:
             except ValueError as e:
                 raise DataError(path, lineno, str(e)) from None
         qid, docid = _text(fields[0], path, lineno), _text(fields[2], path, lineno)
+        if check_ids:
+            _check_ids(qid, docid, path, lineno)
         hits = run.setdefault(qid, {})
         if docid in hits:
             raise DataError(path, lineno, f"document {docid!r} appears twice for query {qid!r}")
@@ -261,10 +345,17 @@ def write_run(run: Run, path: str | os.PathLike, tag: str = "sounding", k: int |
     return path
 
 
+def bad_ids_message(qid: str, docids) -> str:
+    """The message for a query whose id or one of whose document ids TREC files cannot hold."""
+    why = id_problem(qid, "query id") or next(p for d in docids if (p := id_problem(d, "document id")))
+    return f"query {qid!r}: {why}; a TREC run cannot hold it"
+
+
 def format_query(qid: str, hits: Mapping[str, float], tag: str, k: int | None = None) -> str:
-    """One query's lines of a run file, as `write_run` writes them; SoundingError for what TREC cannot say."""
-    if WHITESPACE.search(qid + "".join(hits)) or not qid or "" in hits:
-        raise SoundingError(f"query {qid!r}: a qid or docid is empty or holds whitespace; TREC files cannot say it")
+    """One query's lines of a run file, as `write_run` writes them; SoundingError for what TREC cannot say
+    (an id that breaks `validate.id_problem`'s rule: the run would not read back)."""
+    if BAD_ID_CHAR.search(qid + "".join(hits)) or not qid or "" in hits:
+        raise SoundingError(bad_ids_message(qid, hits))
     shown = {}
     for d, s in hits.items():
         if not math.isfinite(s):
@@ -320,6 +411,7 @@ def _read_qrels_lines(data: bytes, path) -> Qrels:
     qrels: Qrels = {}
     tsv = None
     has_nul = b"\0" in data
+    check_ids = _needs_id_check(data)
     for lineno, raw in enumerate(data.split(b"\n"), 1):
         if has_nul and b"\0" in raw:
             raise _nul_error(path, lineno)
@@ -346,8 +438,10 @@ def _read_qrels_lines(data: bytes, path) -> Qrels:
                 raise DataError(path, lineno, str(e)) from None
         if not qid or not docid:
             raise DataError(path, lineno, "empty query or document id")
-        judged = qrels.setdefault(_text(qid, path, lineno), {})
-        d = _text(docid, path, lineno)
+        q, d = _text(qid, path, lineno), _text(docid, path, lineno)
+        if check_ids:
+            _check_ids(q, d, path, lineno)
+        judged = qrels.setdefault(q, {})
         if d in judged:
             raise DataError(path, lineno, f"document {d!r} is judged twice for query {qid.decode()!r}")
         judged[d] = grade

@@ -183,9 +183,10 @@ def _put(out, o, src, a, z):
 
 @njit(cache=True, nogil=True, inline="always")
 def _id_byte(c, st):
-    """A query's status after one byte of a hit's id: BAD_ID for whitespace (Python's str.split's, ASCII
-    part), FALLBACK (Python formats the query) for a non-ASCII byte."""
-    if c == 32 or 9 <= c <= 13 or 28 <= c <= 31:
+    """A query's status after one byte of a hit's id: BAD_ID for whitespace or a control character (ASCII
+    part of `validate.id_problem`'s rule), FALLBACK (Python formats the query, and checks) for a non-ASCII
+    byte."""
+    if c <= 32 or c == 127:
         return BAD_ID
     if c >= 128 and st == OK:
         return FALLBACK
@@ -198,7 +199,7 @@ def format_queries(rows, qblob, qptr, docs, scores, counts, dblob, dstarts, rank
 
     qid i is qblob[qptr[i]:qptr[i+1]]; document d's id is dblob[dstarts[d]:dstarts[d+1]-1] (docids.txt's
     lines). Returns (bytes, end offset of each query's text, status of each query: OK, FALLBACK for
-    Python to format, BAD_ID for an empty id or one holding whitespace, which Python reports; the number
+    Python to format, BAD_ID for an empty id or one holding whitespace or a control byte, which Python reports; the number
     of lines written).
     """
     digits = np.empty(9, np.uint8)
@@ -436,7 +437,8 @@ class RunWriter:
         """The lines of `rows` (as `write` takes them), formatted but not written: `emit` writes them. Two
         threads may format at once, one of them with `spare` (a second buffer; what it returns is valid until
         that thread's next `spare` call), and emit in order; the order of qids is checked on emission."""
-        from .files import WHITESPACE
+        from ..validate import BAD_ID_CHAR
+        from .files import bad_ids_message
 
         rows = np.arange(len(qids), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
         if not len(rows):
@@ -445,8 +447,8 @@ class RunWriter:
         if any(a >= b for a, b in zip(shown, shown[1:])):
             raise ValueError("RunWriter.write: queries must come in strictly increasing qid order")
         for q in shown:
-            if not q or WHITESPACE.search(q):
-                raise SoundingError(f"query {q!r}: a qid or docid is empty or holds whitespace; TREC files cannot say it")
+            if not q or BAD_ID_CHAR.search(q):
+                raise SoundingError(bad_ids_message(q, ()))
         encoded = [q.encode("utf-8") for q in qids] if len(qids) <= 2 * len(rows) else None
         if encoded is None:  # a few rows of many: encode only those, and index them 0..len(rows)-1
             encoded = [s.encode("utf-8") for s in shown]

@@ -3,7 +3,8 @@ hash and byte tests that runscan and arrayeval share.
 
 Why: a Python loop over lines costs about 1 us a line (10 s for 10 M lines). These kernels find the
 qid / docid / score fields of every line and parse the scores in one compiled pass; Python then only
-makes the str objects and dicts. Anything unusual (a wrong column count, a non-ASCII or NUL byte) sends
+makes the str objects and dicts. Anything unusual (a wrong column count, a non-ASCII or control byte, a
+line longer than validate.MAX_LINE) sends
 the whole file to the plain loop in trec.py, which is the single place that judges and reports errors, so
 the two paths cannot disagree. A score the exact fast path cannot parse is handed to trec.py's score rule
 (C strtod syntax: `1_0` is refused, `0x1p3` is 8.0); if that rule refuses it, the plain loop reports it.
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from ..validate import MAX_LINE
 
 _POW10 = np.array([10.0**i for i in range(23)])  # exact doubles: 10**22 < 2**53 * 2**22
 
@@ -56,8 +59,8 @@ def is_blank(c):
 @njit(cache=True, nogil=True)
 def in_field(c):
     """Printable ASCII: a byte the fast pass reads as part of a field (any other ends it, and unless it is
-    whitespace the checked reader judges the line)."""
-    return 32 < c < 128
+    whitespace the checked reader judges the line: a control byte, DEL included, or a non-ASCII one)."""
+    return 32 < c < 127
 
 
 @njit(cache=True, nogil=True)
@@ -71,8 +74,9 @@ def scan_run(buf, lines):
     """Offsets [start, end) of fields 0 (qid), 2 (docid) and 4 (score) of each non-blank line.
 
     `lines` bounds the number of lines (newlines + 1). Returns (offsets as an (n, 6) int64 array, ok);
-    ok is False when a line does not have 6 fields or holds a byte left to Python (NUL, non-ASCII), a
-    comment line's included. A line whose first field begins with `#` is a comment and is skipped.
+    ok is False when a line does not have 6 fields, is longer than MAX_LINE or holds a byte left to Python
+    (a control byte or a non-ASCII one; in a comment line, NUL or non-ASCII). A line whose first field
+    begins with `#` is a comment and is skipped.
     """
     n = buf.size
     off = np.empty((lines, 6), np.int64)
@@ -80,6 +84,7 @@ def scan_run(buf, lines):
     i = 0
     while i < n:
         nf = 0
+        line = i
         while i < n and buf[i] != 10:
             c = buf[i]
             if _is_space(c):
@@ -93,13 +98,15 @@ def scan_run(buf, lines):
                 break
             start = i
             while i < n and not _is_space(buf[i]):
-                if buf[i] == 0 or buf[i] >= 128:
+                if buf[i] < 32 or buf[i] >= 127:
                     return off[:0], False
                 i += 1
             if nf == 0 or nf == 2 or nf == 4:
                 off[rec, nf] = start
                 off[rec, nf + 1] = i
             nf += 1
+        if i - line > MAX_LINE:
+            return off[:0], False
         if nf == 6:
             rec += 1
         elif nf != 0:
@@ -217,7 +224,8 @@ def scan_trec_qrels(buf, lines):
     `lines` bounds the number of lines. ok is False, for the line reader to decide (and name any fault),
     when the first line that is not blank or a comment has exactly two tabs (BEIR TSV), a line has other
     than 4 fields, a grade is not [+-] and up to 18 digits, a byte is NUL, non-ASCII or a control byte
-    other than whitespace, or a (qid, docid) pair is judged twice. Comments: lines whose first byte is `#`.
+    other than whitespace, a line is longer than MAX_LINE, or a (qid, docid) pair is judged twice. Comments:
+    lines whose first byte is `#`.
     """
     n = buf.size
     qa = np.empty(lines, np.int64)
@@ -260,6 +268,8 @@ def scan_trec_qrels(buf, lines):
                 f[2 * nf + 1] = i
             nf += 1
         i += 1
+        if i - 1 - start > MAX_LINE:
+            return False, empty, empty, empty, empty, empty, empty
         if nf == 0 or buf[start] == 35:  # blank, or a comment
             continue
         if not decided:

@@ -17,7 +17,7 @@ query; equal fused scores are ordered by document id descending, the order trec_
 
     rrf.py           RRF                       weighted_rrf.py   weighted RRF
     linear.py        min-max and linear         castorini.py      castorini's Mr. TyDi hybrid (linear, α per language)
-    sweep.py         every setting scored       common.py         the cuts every method shares
+    sweep.py         every setting scored       cuts.py           the cuts every method shares
 
 `METHODS` names them for `fuse` and `parse_method` ("wrrf-k20-r0.6", "rrf-k40", "linear0.3"): adding a
 method is its module and its row there.
@@ -30,7 +30,7 @@ from typing import Callable, Mapping
 from ...errors import SoundingError
 from ...types import Run
 from .castorini import hybrid_linear
-from .common import DEFAULT_K_OUT
+from .cuts import DEFAULT_K_OUT
 from .linear import linear, minmax
 from .rrf import rrf
 from .sweep import SweepResult, sweep

@@ -8,7 +8,7 @@ from typing import Mapping
 
 from ... import validate
 from ...types import Run
-from .common import DEFAULT_K_OUT, check_cuts, ranked, top
+from .cuts import DEFAULT_K_OUT, check_cuts, ranked, top
 
 
 def minmax(hits: Mapping[str, float], depth: int | None = None) -> dict[str, float]:

@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 from ... import validate
 from ...errors import SoundingError
 from ...types import Run
-from .common import DEFAULT_K_OUT, check_cuts, ranked, top
+from .cuts import DEFAULT_K_OUT, check_cuts, ranked, top
 
 
 def rrf(runs: Sequence[Mapping[str, Mapping[str, float]]], k: float = 60, *, weights: Sequence[float] | None = None,

@@ -6,7 +6,7 @@ from typing import Mapping
 
 from ... import validate
 from ...types import Run
-from .common import DEFAULT_K_OUT
+from .cuts import DEFAULT_K_OUT
 from .rrf import rrf
 
 
