@@ -93,7 +93,7 @@ def test_equal_to_sounding_eval_on_real_runs(beir_dir, tmp_path, capsys, dataset
 
     data = beir_dir(dataset)
     run_experiment([str(data)], tmp_path / "out", layouts=["flat"], params=["anserini"], log=lambda m: None)
-    runs = sorted((tmp_path / "out" / "runs" / dataset).glob("*.trec"))
+    runs = sorted((tmp_path / "out" / "runs").glob(f"{dataset}-*/*.trec"))
     assert len(runs) == 2  # exact and Lucene arithmetic
     qrels = data / "qrels" / "test.tsv"
     got = cli_json(capsys, "diff", str(qrels), str(runs[0]), str(runs[1]), "--json", "--remove-self-hits")
@@ -104,7 +104,7 @@ def test_equal_to_sounding_eval_on_real_runs(beir_dir, tmp_path, capsys, dataset
     # the run's own top 10 lists, as `sounding run` kept them, are the ones compared
     from sounding.results import RANKING
 
-    kept = json.loads((tmp_path / "out" / "per_query" / dataset / f"{runs[0].name[:-5]}.json").read_text())[RANKING]
+    kept = json.loads((tmp_path / "out" / "per_query" / runs[0].parent.name / f"{runs[0].name[:-5]}.json").read_text())[RANKING]
     run = read_run(runs[0])
     assert all(kept[q] == ranking(run.get(q, {}), drop=q) for q in kept)
     assert 0.5 < got["mean_rbo"] < 1.0  # the two arithmetics mostly agree

@@ -175,7 +175,8 @@ def test_the_explorers_figures_are_the_reports(browser, explored):
     a, b = (page.eval_on_selector(s, "s => s.options[s.selectedIndex].text") for s in (".x-a", ".x-b"))
     shown = page.eval_on_selector_all("#explorer .x-queries tbody tr", "trs => trs.map(tr => ({qid: tr.dataset.qid, "
                                       "cells: [...tr.cells].map(c => c.textContent)}))")
-    lists = {s: json.loads((out / f"per_query/tiny-beir/{s}.json").read_text())[RANKING] for s in (a, b)}
+    files = {r["setting"]: r["per_query_file"] for r in rows if r["dataset"] == "tiny-beir"}
+    lists = {s: json.loads((out / files[s]).read_text())[RANKING] for s in (a, b)}
     assert len(shown) == len(per_query[("tiny-beir", a)])
     diffs = []
     for row in shown:
