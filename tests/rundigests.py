@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -120,7 +121,12 @@ def _bm25_settings(lucene_ok: bool = True):
 
 
 def _experiment_runs(out: Path, prefix: str) -> dict[str, Path]:
-    return {f"{prefix}/{p.relative_to(out / 'runs').as_posix()}": p for p in sorted((out / "runs").rglob("*.trec*"))}
+    """`sounding run`'s run files by dataset and setting (a dataset's folder may carry its identity: name-<digest>)."""
+    def name(p: Path) -> str:
+        folder, *rest = p.relative_to(out / "runs").parts
+        return "/".join([prefix, re.sub(r"-[0-9a-f]{12}$", "", folder), *rest])
+
+    return {name(p): p for p in sorted((out / "runs").rglob("*.trec*"))}
 
 
 # -- groups --------------------------------------------------------------------------------------------------
