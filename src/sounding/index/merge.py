@@ -94,30 +94,8 @@ def merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path, 
     of terms at a time (about budget / MERGE_BYTES postings, and as many positions), the runs' slices
     taken in run order, which is document order. Memory: one field of one run while sorting, one range
     while merging. Same bytes as merge_held."""
-    n_fields = len(ALL_FIELDS)
-    counts = np.zeros((n_fields, n_terms), dtype=np.int64)  # postings per term
-    pos_counts = np.zeros((n_fields, n_terms if positions else 0), dtype=np.int64)  # positions per term
     step = max(1, min(MERGE_POSTINGS, budget // MERGE_BYTES))
-    wide = False
-    for run in runs:
-        for i, f in enumerate(ALL_FIELDS):
-            t = remap[np.load(run / f"{f}-term.npy")]
-            # a stable counting sort by term: 4 bytes a posting of where it goes (an argsort: 8, and a gather)
-            dest = np.empty(len(t), np.uint32 if len(t) < 2**32 else np.int64)
-            stable_dest(t, counts[i], dest)
-            tf = np.load(run / f"{f}-tf.npy")
-            wide |= tf.dtype == np.uint32
-            if positions:
-                pos_counts[i] += np.bincount(t, weights=tf, minlength=n_terms).astype(np.int64)
-                order = scatter(np.arange(len(t), dtype=dest.dtype), dest)  # the posting each place takes
-                _save_segments(run / f"{f}-pos.npy", np.load(run / f"{f}-pos.npy"), tf, order, step)
-                del order
-            np.save(run / f"{f}-term.npy", scatter(t, dest))
-            del t
-            np.save(run / f"{f}-tf.npy", scatter(tf, dest))
-            del tf
-            np.save(run / f"{f}-doc.npy", scatter(np.load(run / f"{f}-doc.npy"), dest))
-            del dest
+    counts, pos_counts, wide = _sort_runs(runs, remap, n_terms, positions, step)
     offsets = _cumulative(counts)
     pos_ends = _cumulative(pos_counts)  # positions before each term's, over all fields (positions only)
     total = int(offsets[-1, -1])
@@ -187,6 +165,36 @@ def merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path, 
     for run in runs:
         _remove_tree(run)
     return {"offsets": offsets, "docs": None, "tfs": None}
+
+
+def _sort_runs(runs: list[Path], remap: np.ndarray, n_terms: int, positions: bool, step: int):
+    """Sort each run's fields by final term id in place (stable: documents stay ascending; positions
+    move with their postings): (postings per field and term, positions per field and term, whether
+    some tf needs uint32)."""
+    n_fields = len(ALL_FIELDS)
+    counts = np.zeros((n_fields, n_terms), dtype=np.int64)
+    pos_counts = np.zeros((n_fields, n_terms if positions else 0), dtype=np.int64)
+    wide = False
+    for run in runs:
+        for i, f in enumerate(ALL_FIELDS):
+            t = remap[np.load(run / f"{f}-term.npy")]
+            # a stable counting sort by term: 4 bytes a posting of where it goes (an argsort: 8, and a gather)
+            dest = np.empty(len(t), np.uint32 if len(t) < 2**32 else np.int64)
+            stable_dest(t, counts[i], dest)
+            tf = np.load(run / f"{f}-tf.npy")
+            wide |= tf.dtype == np.uint32
+            if positions:
+                pos_counts[i] += np.bincount(t, weights=tf, minlength=n_terms).astype(np.int64)
+                order = scatter(np.arange(len(t), dtype=dest.dtype), dest)  # the posting each place takes
+                _save_segments(run / f"{f}-pos.npy", np.load(run / f"{f}-pos.npy"), tf, order, step)
+                del order
+            np.save(run / f"{f}-term.npy", scatter(t, dest))
+            del t
+            np.save(run / f"{f}-tf.npy", scatter(tf, dest))
+            del tf
+            np.save(run / f"{f}-doc.npy", scatter(np.load(run / f"{f}-doc.npy"), dest))
+            del dest
+    return counts, pos_counts, wide
 
 
 def _cumulative(counts: np.ndarray) -> np.ndarray:
