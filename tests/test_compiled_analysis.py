@@ -28,9 +28,13 @@ def reference(name: str):
 
 
 def test_scanner_shortcuts_hold():
-    trans, emit, bmp, _, _ = scanner_arrays()
-    assert compiled._fast_path_holds(trans, emit, bmp)
-    assert compiled._FAST_CLASSES != (-1, -1)
+    roles = compiled.ascii_roles(*scanner_arrays()[:3])
+    assert (roles == compiled.ROLES).all()
+    role = {chr(c): int(roles[c]) for c in range(128)}
+    assert {role[c] for c in "azAZ09"} == {compiled.WORD}
+    assert {role[c] for c in " \t\n-/()!?"} == {compiled.SKIP}
+    assert {role[c] for c in ",.;:'"} == {compiled.JOIN}
+    assert role['"'] == compiled.BREAK and role["_"] == compiled.SLOW
 
 
 @pytest.mark.parametrize("text,expected", TOKENIZER_CASES)

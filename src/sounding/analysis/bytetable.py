@@ -1,11 +1,19 @@
 """A hash table from byte strings to int32 values, for compiled code (numba).
 
 Compiled analysis maps each token's bytes to a term id without a Python object per token; numba's
-typed dict has no bytes keys and is several times slower than this open-addressing table. Entries
-are numbered in insertion order (entry i's key is `arena[offs[i]:offs[i + 1]]`), so a table doubles
-as a vocabulary: the entry number is the term id. The arrays travel as one tuple, `(slots, hashes,
-offs, arena, vals)`, with the entry count beside it; functions that add entries return the tuple,
-since adding may replace arrays by larger ones.
+typed dict has no bytes keys and is several times slower than this table. At a large corpus's
+vocabulary the table outgrows the caches and a lookup's cost is its cache misses, so a lookup
+touches two places: its slot (open addressing, at most half full), which holds 32 bits of the key's
+hash and where the key's record is, and the record: value, length and bytes together.
+
+    slots  int64   -1, or (hash >> 33) << 32 | record offset / 4
+    arena  uint8   records, each at a multiple of 4: int32 value, int32 length, the key's bytes
+    offs   int64   entry → record offset (entries numbered in insertion order)
+
+A table doubles as a vocabulary: the entry number is the term id. The arrays travel as one tuple,
+`(slots, offs, arena)`, with the entry count beside it; a hot loop checks `has_room` and returns
+to its caller to grow the table (reassigning arrays inside a loop costs reference counting on every
+pass).
 """
 from __future__ import annotations
 
@@ -14,6 +22,7 @@ import numpy as np
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
+HEADER = 8  # bytes before a record's key: value, length
 
 
 @nb.njit
@@ -26,84 +35,126 @@ def fnv1a(buf, a, b):
 
 
 @nb.njit
+def _i32(arena, o):
+    v = np.int64(arena[o]) | (np.int64(arena[o + 1]) << 8) | (np.int64(arena[o + 2]) << 16) | (np.int64(arena[o + 3]) << 24)
+    return v - (np.int64(1) << 32) if v >= (np.int64(1) << 31) else v
+
+
+@nb.njit
+def _put_i32(arena, o, v):
+    u = np.int64(v) & 0xFFFFFFFF
+    arena[o] = u & 0xFF
+    arena[o + 1] = (u >> 8) & 0xFF
+    arena[o + 2] = (u >> 16) & 0xFF
+    arena[o + 3] = (u >> 24) & 0xFF
+
+
+@nb.njit
+def value_at(t, o):
+    """The value of the record at offset o."""
+    return _i32(t[2], o)
+
+
+@nb.njit
+def set_value(t, o, v):
+    _put_i32(t[2], o, v)
+
+
+@nb.njit
+def entry_value(t, e):
+    return _i32(t[2], t[1][e])
+
+
+@nb.njit
+def entry_key(t, e):
+    """(start, end) of entry e's key in the arena."""
+    o = t[1][e]
+    return o + HEADER, o + HEADER + _i32(t[2], o + 4)
+
+
+@nb.njit
 def find(t, key, a, b, h):
-    """The entry of key[a:b] (hash h), or -1."""
-    slots, hashes, offs, arena = t[0], t[1], t[2], t[3]
+    """The record offset of key[a:b] (hash h), or -1."""
+    slots, arena = t[0], t[2]
     mask = slots.shape[0] - 1
-    i = np.int64(h & np.uint64(mask))
+    top = np.int64(h >> np.uint64(33))
+    i = top & mask
     n = b - a
     while True:
-        e = slots[i]
-        if e < 0:
+        s = slots[i]
+        if s < 0:
             return -1
-        if hashes[e] == h and offs[e + 1] - offs[e] == n:
-            o = offs[e]
-            same = True
-            for k in range(n):
-                if arena[o + k] != key[a + k]:
-                    same = False
-                    break
-            if same:
-                return e
+        if (s >> 32) == top:
+            o = (s & 0xFFFFFFFF) << 2
+            if _i32(arena, o + 4) == n:
+                k = o + HEADER
+                same = True
+                for q in range(n):
+                    if arena[k + q] != key[a + q]:
+                        same = False
+                        break
+                if same:
+                    return o
         i = (i + 1) & mask
 
 
 @nb.njit
 def has_room(t, n, size):
     """Whether one more entry of `size` bytes fits without a larger array (slots at most half full)."""
-    return n + 1 < t[1].shape[0] and t[2][n] + size <= t[3].shape[0] and 2 * (n + 1) <= t[0].shape[0]
+    return (n + 1 < t[1].shape[0] and t[1][n] + HEADER + size + 4 <= t[2].shape[0]
+            and 2 * (n + 1) <= t[0].shape[0])
 
 
 @nb.njit
 def insert(t, n, key, a, b, h, val):
-    """Write key[a:b] (hash h, not in the table) as entry n with value `val`; has_room(t, n, b - a)."""
-    slots, hashes, offs, arena, vals = t
-    end = offs[n]
-    arena[end : end + b - a] = key[a:b]
-    offs[n + 1] = end + b - a
-    hashes[n] = h
-    vals[n] = val
+    """Write key[a:b] (hash h, not in the table) as entry n with value `val` (has_room(t, n, b - a));
+    its record offset."""
+    slots, offs, arena = t
+    o = offs[n]
+    size = b - a
+    _put_i32(arena, o, val)
+    _put_i32(arena, o + 4, size)
+    arena[o + HEADER : o + HEADER + size] = key[a:b]
+    offs[n + 1] = o + ((HEADER + size + 3) & ~3)
     mask = slots.shape[0] - 1
-    i = np.int64(h & np.uint64(mask))
+    top = np.int64(h >> np.uint64(33))
+    i = top & mask
     while slots[i] >= 0:
         i = (i + 1) & mask
-    slots[i] = n
+    slots[i] = (top << 32) | (o >> 2)
+    return o
 
 
 @nb.njit(cache=True, nogil=True)
 def grown(t, n, size):
     """The table with room for one more entry of `size` bytes (arrays doubled as needed)."""
-    slots, hashes, offs, arena, vals = t
-    if n + 1 >= hashes.shape[0]:
-        cap = 2 * hashes.shape[0]
-        h2 = np.empty(cap, hashes.dtype)
-        h2[:n] = hashes[:n]
-        o2 = np.empty(cap + 1, offs.dtype)
+    slots, offs, arena = t
+    if n + 1 >= offs.shape[0] - 1:
+        o2 = np.empty(2 * offs.shape[0], offs.dtype)
         o2[: n + 1] = offs[: n + 1]
-        v2 = np.empty(cap, vals.dtype)
-        v2[:n] = vals[:n]
-        hashes, offs, vals = h2, o2, v2
-    end = offs[n]
-    if end + size > arena.shape[0]:
-        a2 = np.empty(max(2 * arena.shape[0], end + size), arena.dtype)
-        a2[:end] = arena[:end]
+        offs = o2
+    end = offs[n] + HEADER + size + 4
+    if end > arena.shape[0]:
+        a2 = np.empty(max(2 * arena.shape[0], end), arena.dtype)
+        a2[: offs[n]] = arena[: offs[n]]
         arena = a2
     if 2 * (n + 1) > slots.shape[0]:  # load at most 1/2: rehash into twice the slots
-        slots = np.full(2 * slots.shape[0], -1, slots.dtype)
+        old = slots
+        slots = np.full(2 * old.shape[0], -1, old.dtype)
         mask = slots.shape[0] - 1
-        for e in range(n):
-            i = np.int64(hashes[e] & np.uint64(mask))
-            while slots[i] >= 0:
-                i = (i + 1) & mask
-            slots[i] = e
-    return slots, hashes, offs, arena, vals
+        for s in old:
+            if s >= 0:
+                i = (s >> 32) & mask
+                while slots[i] >= 0:
+                    i = (i + 1) & mask
+                slots[i] = s
+    return slots, offs, arena
 
 
 @nb.njit
 def add(t, n, key, a, b, h, val):
-    """Append key[a:b] (hash h, not in the table) as entry n with value `val`: (t, n + 1). For cold
-    paths: a loop that reassigns `t` pays reference counting on every pass, so hot loops check
-    has_room and return to their caller to grow the table instead."""
+    """Append key[a:b] (hash h, not in the table) as entry n with value `val`: (t, n + 1), the table
+    grown if needed. For cold paths (see the module's docstring)."""
     if not has_room(t, n, b - a):
         t = grown(t, n, b - a)
     insert(t, n, key, a, b, h, val)
@@ -111,18 +162,43 @@ def add(t, n, key, a, b, h, val):
 
 
 @nb.njit(cache=True, nogil=True)
-def add_keys(t, n, blob, bounds, vals_out):
-    """Look up or add (value: the entry number) each key blob[bounds[i]:bounds[i + 1]]; its entry
-    goes to vals_out[i]. (t, n)."""
+def add_keys(t, n, blob, bounds, out):
+    """Look up or add (value: the entry number) each key blob[bounds[i]:bounds[i + 1]]; its value
+    goes to out[i]. (t, n)."""
     for i in range(bounds.shape[0] - 1):
         a, b = bounds[i], bounds[i + 1]
         h = fnv1a(blob, a, b)
-        e = find(t, blob, a, b, h)
-        if e < 0:
-            e = n
+        o = find(t, blob, a, b, h)
+        if o < 0:
+            out[i] = n
             t, n = add(t, n, blob, a, b, h, np.int32(n))
-        vals_out[i] = e
+        else:
+            out[i] = value_at(t, o)
     return t, n
+
+
+@nb.njit(cache=True, nogil=True)
+def gather_keys(t, first, last, out, bounds):
+    """Entries first..last-1's keys, one after another into out (bounds: each one's end)."""
+    p = 0
+    for e in range(first, last):
+        a, z = entry_key(t, e)
+        out[p : p + z - a] = t[2][a:z]
+        p += z - a
+        bounds[e - first] = p
+    return p
+
+
+@nb.njit(cache=True, nogil=True)
+def values(t, first, last, out):
+    for e in range(first, last):
+        out[e - first] = entry_value(t, e)
+
+
+@nb.njit(cache=True, nogil=True)
+def set_values(t, entries, vals):
+    for i in range(entries.shape[0]):
+        _put_i32(t[2], t[1][entries[i]], vals[i])
 
 
 class ByteTable:
@@ -130,42 +206,45 @@ class ByteTable:
 
     def __init__(self, entries: int = 1 << 12, arena: int = 1 << 16):
         entries = max(2, entries)
-        self.t = (np.full(2 * entries, -1, np.int32), np.empty(entries, np.uint64), np.zeros(entries + 1, np.int64),
-                  np.empty(arena, np.uint8), np.empty(entries, np.int32))
+        slots = 1 << (2 * entries - 1).bit_length()
+        self.t = (np.full(slots, -1, np.int64), np.zeros(entries + 1, np.int64), np.empty(arena, np.uint8))
         self.n = 0
-
-    @property
-    def vals(self) -> np.ndarray:
-        return self.t[4]
 
     def make_room(self, size: int) -> None:
         """Room for one more entry of `size` bytes."""
         self.t = grown(self.t, self.n, size)
 
-    def key_bytes(self, e: int) -> bytes:
-        offs = self.t[2]
-        return self.t[3][offs[e] : offs[e + 1]].tobytes()
+    def values(self, first: int = 0, last: int | None = None) -> np.ndarray:
+        last = self.n if last is None else last
+        out = np.empty(last - first, np.int32)
+        values(self.t, first, last, out)
+        return out
+
+    def set_values(self, entries: np.ndarray, vals: np.ndarray) -> None:
+        set_values(self.t, np.asarray(entries, np.int64), np.asarray(vals, np.int32))
 
     def keys(self, first: int = 0, last: int | None = None) -> list[str]:
         """Entries first..last-1 as text (UTF-8, surrogates passed)."""
         last = self.n if last is None else last
-        offs = self.t[2]
-        raw = self.t[3][offs[first] : offs[last]].tobytes()
-        ends = (offs[first + 1 : last + 1] - offs[first]).tolist()
-        out, prev = [], 0
+        offs = self.t[1]
+        out = np.empty(max(1, int(offs[last] - offs[first])), np.uint8)
+        ends = np.empty(last - first, np.int64)
+        size = gather_keys(self.t, first, last, out, ends)
+        raw = out[:size].tobytes()
+        words, prev = [], 0
         if raw.isascii():
             text = raw.decode("ascii")  # one byte a character: slice the text itself
-            for c in ends:
-                out.append(text[prev:c])
+            for c in ends.tolist():
+                words.append(text[prev:c])
                 prev = c
-            return out
-        for c in ends:
-            out.append(raw[prev:c].decode("utf-8", "surrogatepass"))
+            return words
+        for c in ends.tolist():
+            words.append(raw[prev:c].decode("utf-8", "surrogatepass"))
             prev = c
-        return out
+        return words
 
     def add_all(self, words: list[str]) -> np.ndarray:
-        """Entry numbers of `words` (text), adding those not in the table (value: their entry number)."""
+        """Values of `words` (text); those not in the table are added with their entry number."""
         out = np.empty(len(words), np.int32)
         if not words:
             return out

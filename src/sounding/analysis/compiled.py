@@ -24,13 +24,15 @@ import threading
 import numba as nb
 import numpy as np
 
-from .bytetable import ByteTable, add, find, fnv1a, has_room, insert
+from .bytetable import ByteTable, add, entry_key, entry_value, find, fnv1a, has_room, insert, set_value, value_at
 from .porter_kernel import porter_stem
+from .prefetch import prefetch
 from .standard import MAX_TOKEN_LENGTH, scanner_arrays
 
 STOP = -1  # a key whose token is dropped (stop word, or nothing left after the filters)
-PENDING = -2  # a key not learnt yet
+# a key not learnt yet has the value -3 - its entry number (see scan_keys)
 MAX_KEY = 1024  # bytes of the longest token: 255 UTF-16 units, at most 3 bytes each
+AHEAD = 16  # tokens ahead whose key's slot look_up prefetches (its record: half as far)
 SURFACE_LIMIT = 1 << 22  # keys a thread's table holds before it starts afresh (the terms do not depend on it)
 
 
@@ -49,37 +51,41 @@ def _decode(buf, j):
 
 
 @nb.njit(cache=True, nogil=True)
-def scan_keys(buf, spans, trans, emit, bmp, astral_start, astral_class, letter, digit, t, n, toks, counts, bounds,
-              s0, i0, nt):
-    """The tokens of each span buf[spans[s, 0]:spans[s, 1]] as entries of the key table (t, n):
-    toks[counts[s]:counts[s + 1]] (a new key is added with value PENDING); with `bounds` not empty,
-    each token's (start, end) bytes too. Starts at span s0, byte i0, token nt; returns (n, nt, s, i):
-    s == len(spans) when done, else the table needs room for a key (`ByteTable.make_room`) and the
-    scan resumes at span s, byte i."""
-    key = np.empty(MAX_KEY, np.uint8)
+def scan_tokens(buf, spans, trans, emit, bmp, astral_start, astral_class, roles, keys, ends, hashes, counts, bounds):
+    """The tokens of each span buf[spans[s, 0]:spans[s, 1]], tokens counts[s]:counts[s + 1]: token k's
+    key (an ASCII token lower-cased without a possessive 's, any other token as it is) is
+    keys[ends[k - 1]:ends[k]] (ends[-1] = 0), its hash hashes[k]; with `bounds` not empty, its
+    (start, end) bytes go there. Returns the number of tokens."""
     record = bounds.shape[0] > 0
-    for s in range(s0, spans.shape[0]):
-        i = i0 if s == s0 else spans[s, 0]
+    nt = 0
+    p = 0  # bytes of keys written
+    for s in range(spans.shape[0]):
+        i = spans[s, 0]
         end = spans[s, 1]
         while i < end:
             c0 = buf[i]
             m = -1  # bytes of the key: -1, no token starts at i
-            if letter >= 0 and c0 < 0x80 and bmp[c0] == 0:  # an ASCII character outside every token
-                i += 1  # (see _fast_path_holds)
+            role = roles[c0] if c0 < 0x80 else SLOW
+            if role == SKIP:  # (see ascii_roles)
+                i += 1
                 continue
-            if letter >= 0 and c0 < 0x80 and (bmp[c0] == letter or bmp[c0] == digit):
-                # a run of ASCII letters and digits, then the end or an ASCII character outside every
-                # token: that run is the token (see _fast_path_holds); otherwise the automaton decides
+            if role == WORD:
+                # a run of ASCII letters and digits, then the end, a BREAK, or a JOIN and then the end or
+                # a BREAK: that run is the token (see ascii_roles); otherwise the automaton decides
                 r = i
                 while r < end and r - i <= MAX_TOKEN_LENGTH:
                     c = buf[r]
-                    if c >= 0x80 or (bmp[c] != letter and bmp[c] != digit):
+                    if c >= 0x80 or roles[c] != WORD:
                         break
-                    key[r - i] = c + 32 if 65 <= c <= 90 else c
+                    keys[p + r - i] = c + 32 if 65 <= c <= 90 else c
                     r += 1
-                if r - i <= MAX_TOKEN_LENGTH and (r == end or (buf[r] < 0x80 and bmp[buf[r]] == 0)):
-                    m = r - i
-                    mark = r
+                if r - i <= MAX_TOKEN_LENGTH:
+                    after = roles[buf[r]] if r < end and buf[r] < 0x80 else SLOW
+                    if after == JOIN:
+                        after = BREAK if r + 1 == end else (roles[buf[r + 1]] if buf[r + 1] < 0x80 else SLOW)
+                    if r == end or after == BREAK or after == SKIP:
+                        m = r - i
+                        mark = r
             if m < 0:
                 # Lucene's scanner from byte i (standard._scan over bytes): the longest match of at most
                 # MAX_TOKEN_LENGTH UTF-16 units; the next scan starts at its end (or one character on)
@@ -115,44 +121,67 @@ def scan_keys(buf, spans, trans, emit, bmp, astral_start, astral_class, letter, 
                         if c >= 0x80:
                             ascii = False
                             break
-                        key[q] = c + 32 if 65 <= c <= 90 else c
+                        keys[p + q] = c + 32 if 65 <= c <= 90 else c
                     if ascii:
-                        if m >= 2 and key[m - 1] == 115 and key[m - 2] == 39:  # a possessive 's
+                        if m >= 2 and keys[p + m - 1] == 115 and keys[p + m - 2] == 39:  # a possessive 's
                             m -= 2
                     else:
-                        key[:m] = buf[i:mark]
-            if m > 0 or (record and m == 0):
+                        keys[p : p + m] = buf[i:mark]
+            if m >= 0:
                 if record:
                     bounds[nt, 0] = i
                     bounds[nt, 1] = mark
-                if m > 0:
-                    h = fnv1a(key, 0, m)
-                    e = find(t, key, 0, m, h)
-                    if e < 0:
-                        if not has_room(t, n, m):
-                            return n, nt, s, i
-                        insert(t, n, key, 0, m, h, np.int32(PENDING))
-                        e = n
-                        n += 1
-                else:
-                    e = -1
-                toks[nt] = e
+                hashes[nt] = fnv1a(keys, p, p + m)
+                p += m
+                ends[nt] = p
                 nt += 1
             i = mark
         counts[s + 1] = nt
-    return n, nt, spans.shape[0], 0
+    return nt
+
+
+@nb.njit(cache=True, nogil=True)
+def look_up(keys, ends, hashes, nt, t, n, toks, k0):
+    """Token k's value in the key table (t, n), into toks[k], from token k0 on: a term id, STOP, or
+    for a key not learnt yet -3 - its entry (new keys are added with that value). Returns (n, k):
+    k == nt when done, else the table needs room for a key (`ByteTable.make_room`) first.
+    The slot and record of the keys a few tokens ahead are prefetched (see prefetch.py)."""
+    slots, arena = t[0], t[2]
+    mask = slots.shape[0] - 1
+    for k in range(k0, nt):
+        if k + AHEAD < nt:
+            prefetch(slots, np.int64(hashes[k + AHEAD] >> np.uint64(33)) & mask)
+        if k + AHEAD // 2 < nt:  # its slot was hinted AHEAD / 2 tokens ago: hint its record
+            slot = slots[np.int64(hashes[k + AHEAD // 2] >> np.uint64(33)) & mask]
+            if slot >= 0:
+                prefetch(arena, (slot & 0xFFFFFFFF) << 2)
+        a = ends[k - 1] if k > 0 else 0
+        b = ends[k]
+        v = STOP
+        if b > a:
+            o = find(t, keys, a, b, hashes[k])
+            if o >= 0:
+                v = value_at(t, o)
+            else:
+                if not has_room(t, n, b - a):
+                    return n, k
+                v = -3 - n
+                insert(t, n, keys, a, b, hashes[k], v)
+                n += 1
+        toks[k] = v
+    return n, nt
 
 
 @nb.njit(cache=True, nogil=True)
 def learn_porter(keys, first, last, vocab, nv):
-    """Stem each PENDING ASCII key among entries first..last-1 of `keys` with Lucene's Porter stemmer
+    """Stem each pending ASCII key among entries first..last-1 of `keys` with Lucene's Porter stemmer
     and set its value to the stem's id in `vocab` (added if new). (vocab, nv)."""
-    offs, arena, vals = keys[2], keys[3], keys[4]
+    arena = keys[2]
     buf = np.empty(MAX_KEY + 8, np.uint8)
     for e in range(first, last):
-        if vals[e] != PENDING:
+        if entry_value(keys, e) > -3:
             continue
-        a, z = offs[e], offs[e + 1]
+        a, z = entry_key(keys, e)
         ascii = True
         for q in range(a, z):
             if arena[q] >= 0x80:
@@ -164,44 +193,68 @@ def learn_porter(keys, first, last, vocab, nv):
         buf[:m] = arena[a:z]
         m = porter_stem(buf, m)
         h = fnv1a(buf, 0, m)
-        g = find(vocab, buf, 0, m, h)
-        if g < 0:
+        o = find(vocab, buf, 0, m, h)
+        if o >= 0:
+            g = value_at(vocab, o)
+        else:
             g = nv
             vocab, nv = add(vocab, nv, buf, 0, m, h, np.int32(nv))
-        vals[e] = g
+        set_value(keys, keys[1][e], g)
     return vocab, nv
 
 
-def _fast_path_holds(trans, emit, bmp) -> bool:
-    """scan_keys' shortcuts agree with the automaton: an ASCII character of class 0 alone is no token
-    and ends any match; a run of ASCII letters and digits is a token at every length."""
-    if trans[0, 0] < 0 or emit[trans[0, 0]] == 2 or (trans[trans[0, 0]] >= 0).any():
-        return False
-    alnum = {int(bmp[ord("a")]), int(bmp[ord("0")])}
-    if {int(bmp[c]) for c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"} != alnum:
-        return False
-    seen, todo = set(), [int(trans[0, c]) for c in alnum]
-    while todo:
-        s = todo.pop()
-        if s in seen:
+@nb.njit(cache=True, nogil=True)
+def resolve(toks, nt, keys):
+    """The tokens of keys learnt after the scan: their term ids (STOP when dropped)."""
+    for i in range(nt):
+        if toks[i] <= -3:
+            toks[i] = entry_value(keys, -3 - toks[i])
+
+
+SLOW, SKIP, WORD, BREAK, JOIN = range(5)  # roles of ASCII bytes in scan_keys' shortcut (ascii_roles)
+
+
+def ascii_roles(trans, emit, bmp) -> np.ndarray:
+    """Each ASCII byte's role in scan_keys' shortcut, derived from the automaton (and SLOW, the
+    automaton decides, wherever a property below does not hold):
+    SKIP: alone it is no token, and no match goes on through it (it ends any match);
+    WORD: a letter or digit: any run of them is a token, at every length;
+    BREAK: no match goes on through it after a run of WORD bytes (SKIP bytes included);
+    JOIN: after a run of WORD bytes it may join a following letter or digit, but the match after it
+    is no token and ends at any BREAK byte: a run followed by JOIN and BREAK (or the end) is a token."""
+    roles = np.full(128, SLOW, np.uint8)
+    s0 = int(trans[0, 0])
+    if s0 < 0 or emit[s0] == 2 or (trans[s0] >= 0).any():
+        return roles
+    word_classes = {int(bmp[c]) for c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"}
+    states, todo = set(), [int(trans[0, c]) for c in word_classes]
+    while todo:  # every state a run of letters and digits reaches
+        st = todo.pop()
+        if st in states:
             continue
-        if s < 0 or emit[s] != 2 or trans[s, 0] >= 0:
-            return False
-        seen.add(s)
-        todo += [int(trans[s, c]) for c in alnum]
-    return True
-
-
-def _fast_classes() -> tuple[int, int]:
-    """The classes of ASCII letters and of digits for scan_keys' shortcut; -1, -1 turns it off."""
-    trans, emit, bmp, _, _ = _SCANNER
-    if not _fast_path_holds(trans, emit, bmp):
-        return -1, -1
-    return int(bmp[ord("a")]), int(bmp[ord("0")])
+        if st < 0 or emit[st] != 2:
+            return roles
+        states.add(st)
+        todo += [int(trans[st, c]) for c in word_classes]
+    for c in range(128):
+        cls = int(bmp[c])
+        if cls in word_classes:
+            roles[c] = WORD
+        elif all(trans[st, cls] < 0 for st in states):
+            roles[c] = SKIP if cls == 0 else BREAK
+    breaks = {int(bmp[c]) for c in range(128) if roles[c] in (SKIP, BREAK)}
+    for c in range(128):
+        cls = int(bmp[c])
+        if roles[c] != SLOW:
+            continue
+        after = [int(trans[st, cls]) for st in states]
+        if all(x < 0 or (emit[x] == 0 and all(trans[x, b] < 0 for b in breaks)) for x in after):
+            roles[c] = JOIN
+    return roles
 
 
 _SCANNER = scanner_arrays()
-_FAST_CLASSES = _fast_classes()
+ROLES = ascii_roles(*_SCANNER[:3])
 _NO_BOUNDS = np.zeros((0, 2), np.int64)
 
 
@@ -221,29 +274,29 @@ class CompiledEnglish:
         if table is None or table.n > SURFACE_LIMIT:
             table = ByteTable(1 << 16, 1 << 20)
             table.add_all(sorted(self.analyzer.stop_words))
-            table.vals[: table.n] = STOP
+            table.set_values(np.arange(table.n), np.full(table.n, STOP))
             self._local.keys = table
         return table
 
-    def scan(self, buf: np.ndarray, spans: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The tokens of each span of `buf` (uint8 UTF-8): (entries int32, bounds int64 per span,
-        values): entry e's term id is values[e], STOP when the token is dropped."""
+    def scan(self, buf: np.ndarray, spans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The terms of each span of `buf` (uint8 UTF-8): (term ids int32, bounds int64 per span: span
+        s's terms are ids[bounds[s]:bounds[s + 1]]), a dropped token as STOP (< 0)."""
         table = self._keys()
-        total = int((spans[:, 1] - spans[:, 0]).sum()) if len(spans) else 0
-        toks = np.empty(max(1, total), np.int32)
-        counts = np.zeros(len(spans) + 1, np.int64)
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = Scratch()
         first = table.n
-        nt = scan(buf, spans, table, toks, counts, _NO_BOUNDS)
+        toks, counts = scan(buf, spans, table, scratch)
         if table.n > first:
             self._learn(table, first, table.n)
-        return toks[:nt], counts, table.vals
+            resolve(toks, len(toks), table.t)
+        return toks, counts
 
     def _learn(self, table: ByteTable, first: int, last: int) -> None:
-        vals = table.vals
         with self._lock:
             if self.porter:
                 self.vocab.t, self.vocab.n = learn_porter(table.t, first, last, self.vocab.t, self.vocab.n)
-            rest = np.flatnonzero(vals[first:last] == PENDING)
+            rest = np.flatnonzero(table.values(first, last) <= -3)
             if not len(rest):
                 return
             keys = table.keys(first, last)
@@ -258,7 +311,7 @@ class CompiledEnglish:
             kept = [i for i, term in enumerate(terms) if term]
             ids = np.full(len(keys), STOP, np.int32)
             ids[kept] = self.vocab.add_all([terms[i] for i in kept])
-            vals[rest + first] = ids
+            table.set_values(rest + first, ids)
 
     def terms(self, texts: list[str]) -> list[list[str]]:
         """Each text's terms as text (tests and tools; indexing keeps the ids)."""
@@ -266,20 +319,41 @@ class CompiledEnglish:
         ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
         spans = np.stack([ends - [len(p) for p in parts], ends], axis=1) if parts else np.zeros((0, 2), np.int64)
         buf = np.frombuffer(b"".join(parts) or b"\0", np.uint8)
-        toks, counts, vals = self.scan(buf, spans.astype(np.int64))
-        ids = vals[toks]
+        toks, counts = self.scan(buf, spans.astype(np.int64))
         words = self.vocab.keys()
-        return [[words[g] for g in ids[counts[i] : counts[i + 1]].tolist() if g >= 0] for i in range(len(texts))]
+        return [[words[g] for g in toks[counts[i] : counts[i + 1]].tolist() if g >= 0] for i in range(len(texts))]
 
 
-def scan(buf, spans, table: ByteTable, toks, counts, bounds) -> int:
-    """scan_keys over every span, growing the table as it asks; the number of tokens."""
-    s, i, nt = 0, 0, 0
-    while s < len(spans):
-        table.n, nt, s, i = scan_keys(buf, spans, *_SCANNER, *_FAST_CLASSES, table.t, table.n, toks, counts, bounds, s, i, nt)
-        if s < len(spans):
-            table.make_room(MAX_KEY)
-    return nt
+class Scratch:
+    """A thread's buffers for scan: keys, their ends and hashes (grown to the largest chunk's bytes)."""
+
+    def __init__(self) -> None:
+        self.keys = np.empty(0, np.uint8)
+        self.ends = np.empty(0, np.int64)
+        self.hashes = np.empty(0, np.uint64)
+
+    def fit(self, size: int) -> None:
+        if len(self.keys) < size:
+            size = max(size, 2 * len(self.keys), 1 << 16)
+            self.keys = np.empty(size, np.uint8)
+            self.ends = np.empty(size, np.int64)
+            self.hashes = np.empty(size, np.uint64)
+
+
+def scan(buf: np.ndarray, spans: np.ndarray, table: ByteTable, scratch: Scratch, bounds=None) -> tuple[np.ndarray, np.ndarray]:
+    """Each span's tokens as their values in the key table (look_up), growing the table as it asks:
+    (values int32, counts int64: span s's tokens are values[counts[s]:counts[s + 1]])."""
+    scratch.fit(int((spans[:, 1] - spans[:, 0]).sum()) if len(spans) else 0)
+    counts = np.zeros(len(spans) + 1, np.int64)
+    nt = scan_tokens(buf, spans, *_SCANNER, ROLES, scratch.keys, scratch.ends, scratch.hashes, counts,
+                     _NO_BOUNDS if bounds is None else bounds)
+    toks = np.empty(nt, np.int32)
+    k = 0
+    while True:
+        table.n, k = look_up(scratch.keys, scratch.ends, scratch.hashes, nt, table.t, table.n, toks, k)
+        if k == nt:
+            return toks, counts
+        table.make_room(MAX_KEY)
 
 
 def tokenize(text: str) -> list[str]:
@@ -287,6 +361,5 @@ def tokenize(text: str) -> list[str]:
     raw = text.encode("utf-8", "surrogatepass")
     buf = np.frombuffer(raw or b"\0", np.uint8)
     bounds = np.empty((max(1, len(raw)), 2), np.int64)
-    toks = np.empty(max(1, len(raw)), np.int32)
-    nt = scan(buf, np.array([[0, len(raw)]], np.int64), ByteTable(), toks, np.zeros(2, np.int64), bounds)
-    return [raw[a:z].decode("utf-8", "surrogatepass") for a, z in bounds[:nt].tolist()]
+    toks, _ = scan(buf, np.array([[0, len(raw)]], np.int64), ByteTable(), Scratch(), bounds)
+    return [raw[a:z].decode("utf-8", "surrogatepass") for a, z in bounds[: len(toks)].tolist()]

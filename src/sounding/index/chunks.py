@@ -67,12 +67,12 @@ class CompiledChunks:
         self._local = threading.local()
 
     def __call__(self, raw: bytes, spans: np.ndarray, first_doc: int) -> dict:
-        toks, bounds, vals = self.chain.scan(np.frombuffer(raw, np.uint8), spans)
+        toks, bounds = self.chain.scan(np.frombuffer(raw, np.uint8), spans)
         slot = getattr(self._local, "slot", None)
         n = self.vocab.n
         if slot is None or len(slot) < n:  # scratch of one int32 per term: grown with the vocabulary
             slot = self._local.slot = np.full(max(2 * n, 1 << 16), -1, np.int32)
-        fields, lengths = field_postings(chunk_postings(toks, bounds, vals, slot, first_doc, self.positions), self.positions)
+        fields, lengths = field_postings(chunk_postings(toks, bounds, slot, first_doc, self.positions), self.positions)
         return {"fields": fields, "lengths": lengths}
 
 
@@ -109,8 +109,7 @@ def analyze_chunk(analyze, texts: dict[str, list[str]], positions: bool) -> dict
     toks = np.fromiter(map(local.__getitem__, chain.from_iterable(per_doc)), np.int32, int(bounds[-1]))
     terms = list(local)
     local.default_factory = None  # the factory is local's own method: a cycle that only the collector would free
-    ids = np.arange(len(terms), dtype=np.int32)
-    fields, lengths = field_postings(chunk_postings(toks, bounds, ids, np.full(len(terms), -1, np.int32), 0, positions),
+    fields, lengths = field_postings(chunk_postings(toks, bounds, np.full(len(terms), -1, np.int32), 0, positions),
                                      positions)
     return {"terms": terms, "fields": fields, "lengths": lengths}
 

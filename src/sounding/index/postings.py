@@ -11,15 +11,15 @@ import numpy as np
 
 
 @nb.njit
-def _field(toks, a1, z1, a2, z2, vals, slot, doc, term, docs, tf, p, positions, pos, q, cur):
-    """Postings of one document's field: its kept tokens toks[a1:z1] then toks[a2:z2] (term vals[tok],
-    < 0 for a dropped token) from posting p (and position q) on. (next p, next q, field length)."""
+def _field(toks, a1, z1, a2, z2, slot, doc, term, docs, tf, p, positions, pos, q, cur):
+    """Postings of one document's field: its tokens toks[a1:z1] then toks[a2:z2] (term ids; < 0 for a
+    dropped token) from posting p (and position q) on. (next p, next q, field length)."""
     p0 = p
     length = 0
     for r in range(2):
         a, z = (a1, z1) if r == 0 else (a2, z2)
         for i in range(a, z):
-            g = vals[toks[i]]
+            g = toks[i]
             if g < 0:
                 continue
             length += 1
@@ -41,7 +41,7 @@ def _field(toks, a1, z1, a2, z2, vals, slot, doc, term, docs, tf, p, positions, 
         for r in range(2):
             a, z = (a1, z1) if r == 0 else (a2, z2)
             for i in range(a, z):
-                g = vals[toks[i]]
+                g = toks[i]
                 if g < 0:
                     continue
                 k = slot[g] - p0
@@ -55,9 +55,9 @@ def _field(toks, a1, z1, a2, z2, vals, slot, doc, term, docs, tf, p, positions, 
 
 
 @nb.njit(cache=True, nogil=True)
-def chunk_postings(toks, bounds, vals, slot, first_doc, positions):
-    """Postings of a chunk of documents: document d's title tokens are toks[bounds[2d]:bounds[2d + 1]],
-    its text's toks[bounds[2d + 1]:bounds[2d + 2]]; a token's term is vals[token] (< 0: dropped);
+def chunk_postings(toks, bounds, slot, first_doc, positions):
+    """Postings of a chunk of documents: document d's title terms are toks[bounds[2d]:bounds[2d + 1]],
+    its text's toks[bounds[2d + 1]:bounds[2d + 2]] (term ids; < 0: a dropped token);
     `slot` (int32, one per term, all -1) is scratch and is left as it was found.
     Returns the kept tokens per document (2, n: title, text) and, per field (flat, title, text),
     term, doc (first_doc + d), tf and the positions (empty unless `positions`), document-major."""
@@ -83,7 +83,7 @@ def chunk_postings(toks, bounds, vals, slot, first_doc, positions):
         for f in range(3):
             a1, z1, a2, z2 = (a, b, b, c) if f == 0 else ((a, b, b, b) if f == 1 else (b, c, c, c))
             term, docs, tf, pos = out[f]
-            p, q, length = _field(toks, a1, z1, a2, z2, vals, slot, doc, term, docs, tf, used[f, 0], positions, pos,
+            p, q, length = _field(toks, a1, z1, a2, z2, slot, doc, term, docs, tf, used[f, 0], positions, pos,
                                   used[f, 1], cur)
             used[f, 0] = p
             used[f, 1] = q
