@@ -85,7 +85,7 @@ def test_tiny_budget_spills_many_runs_and_gives_the_same_bytes(tmp_path, monkeyp
     build_index(docs, tmp_path / "memory", workers=1, positions=positions)
     runs = []  # per run written: does it hold positions?
     spill = merge.spill
-    monkeypatch.setattr(writer, "spill", lambda held, run: runs.append((spill(held, run) / "flat-pos.npy").is_file()) or run)
+    monkeypatch.setattr(writer, "spill", lambda held, run, rank: runs.append((spill(held, run, rank) / "flat-pos.npy").is_file()) or run)
     monkeypatch.setattr(merge, "MERGE_POSTINGS", 5_000)  # many merge steps too
     build_index(docs, tmp_path / "spilled", workers=workers, memory=50_000, positions=positions)
     assert len(runs) >= 5 and set(runs) == {positions}  # one run per 500-document chunk here
@@ -112,6 +112,7 @@ def test_build_memory_does_not_grow_with_the_documents(tmp_path, monkeypatch):
     import tracemalloc
 
     monkeypatch.setattr(doctable, "ID_RUN", 1000)
+    monkeypatch.setattr(doctable, "BLOCK", 1024)  # the merge of id runs reads ahead ~1,024 ids in all, however many runs
     monkeypatch.setattr(chunks, "ANALYZER_DOCS", 2000)
     words = [f"w{i}" for i in range(3000)]
 

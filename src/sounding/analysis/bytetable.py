@@ -226,10 +226,10 @@ class ByteTable:
     def keys(self, first: int = 0, last: int | None = None) -> list[str]:
         """Entries first..last-1 as text (UTF-8, surrogates passed)."""
         last = self.n if last is None else last
-        offs = self.t[1]
-        out = np.empty(max(1, int(offs[last] - offs[first])), np.uint8)
+        t = self.t  # (read once, after n: other threads may add entries meanwhile)
+        out = np.empty(max(1, int(t[1][last] - t[1][first])), np.uint8)
         ends = np.empty(last - first, np.int64)
-        size = gather_keys(self.t, first, last, out, ends)
+        size = gather_keys(t, first, last, out, ends)
         raw = out[:size].tobytes()
         words, prev = [], 0
         if raw.isascii():

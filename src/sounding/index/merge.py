@@ -17,7 +17,7 @@ import numpy as np
 from .format import _remove_tree, write_npy_header
 from .packed import PackedWriter
 from .pages import release_pages
-from .postings import count_terms, first_at_least, place, place_positions, scatter, stable_dest
+from .postings import count_terms, gather_run, place, place_positions, run_counts
 
 FIELDS = ("title", "text")
 ALL_FIELDS = ("flat",) + FIELDS
@@ -70,32 +70,76 @@ def merge_held(chunks: list[dict], remap: np.ndarray, n_terms: int, positions: b
     return out
 
 
-def spill(chunks: list[dict], run: Path) -> Path:
-    """Write the held chunks' postings (in document order, terms by first-seen id), and their positions
-    if they have any, to the folder `run`, chunk after chunk, without a copy of them all beside the chunks."""
+def spill(chunks: list[dict], run: Path, rank: np.ndarray) -> Path:
+    """Write the held chunks' postings to the folder `run`, each field sorted by `rank` (term id → its
+    place in the vocabulary known now: the final order of those terms) with a stable counting sort,
+    so documents stay ascending within each term; positions, if any, move with their postings. Per
+    field: <field>-terms.npy (the term ids present, in that order), -offsets.npy (each one's first
+    posting), -doc, -tf and -pos.npy. Each chunk's field is freed once placed: memory holds the chunks
+    and one sorted field."""
     run.mkdir()
-    with_positions = chunks[0][ALL_FIELDS[0]][3] is not None
+    n = len(rank)
+    by_rank = np.empty(n, np.uint32)
+    by_rank[rank] = np.arange(n, dtype=np.uint32)
+    positions = chunks[0][ALL_FIELDS[0]][3] is not None
     for f in ALL_FIELDS:
+        counts = np.zeros(n, np.int64)
+        for c in chunks:
+            count_terms(c[f][0], rank, counts)
+        present = np.flatnonzero(counts)
+        offsets = np.zeros(len(present) + 1, np.int64)
+        np.cumsum(counts[present], out=offsets[1:])
+        np.save(run / f"{f}-terms.npy", by_rank[present])
+        np.save(run / f"{f}-offsets.npy", offsets)
+        cursor = np.zeros(n, np.int64)
+        cursor[present] = offsets[:-1]
+        del counts, present, offsets
         wide = any(c[f][2].dtype == np.uint32 for c in chunks)
-        parts = [("term", np.uint32), ("doc", np.uint32), ("tf", np.uint32 if wide else np.uint16)]
-        for k, (name, dtype) in enumerate(parts + [("pos", np.uint32)] * with_positions):
-            with open(run / f"{f}-{name}.npy", "wb") as out:
-                write_npy_header(out, dtype, (sum(len(c[f][k]) for c in chunks),))
-                for c in chunks:
-                    out.write(np.ascontiguousarray(c[f][k], dtype=dtype).tobytes())
+        total = sum(len(c[f][0]) for c in chunks)
+        docs = np.empty(total, np.uint32)
+        tfs = np.empty(total, np.uint32 if wide else np.uint16)
+        start = cursor.copy() if positions else None
+        for c in chunks:
+            term, doc, tf, _ = c[f]
+            place(term, doc, tf, rank, cursor, docs, tfs)
+        if positions:
+            pos_offsets = np.zeros(len(tfs) + 1, np.int64)
+            np.cumsum(tfs, dtype=np.int64, out=pos_offsets[1:])
+            out = np.empty(int(pos_offsets[-1]), np.uint32)
+            for c in chunks:
+                term, _, tf, pos = c[f]
+                place_positions(term, tf, pos, rank, start, pos_offsets, out)
+            del pos_offsets, start
+            np.save(run / f"{f}-pos.npy", out)
+            del out
+        for c in chunks:
+            c[f] = None
+        del cursor
+        np.save(run / f"{f}-doc.npy", docs)
+        np.save(run / f"{f}-tf.npy", tfs)
+        del docs, tfs
     return run
 
 
 def merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path, postings: str = "raw",
-                positions: bool = False, budget: int = MEMORY_BUDGET) -> dict:
+               positions: bool = False, budget: int = MEMORY_BUDGET) -> dict:
     """The runs on disk into docs.npy and tfs.npy (or packed postings), and pos_offsets.npy and
-    positions.npy, written front to back: each run is sorted once by final term id (stable, so
-    documents stay ascending; positions move with their postings), then every field is merged a range
-    of terms at a time (about budget / MERGE_BYTES postings, and as many positions), the runs' slices
-    taken in run order, which is document order. Memory: one field of one run while sorting, one range
-    while merging. Same bytes as merge_held."""
+    positions.npy, written front to back, a range of terms at a time (about budget / MERGE_BYTES
+    postings, and as many positions): each term's postings are its slices of the runs, in run order,
+    which is document order; each run is read once, front to back (its ranks follow the final term
+    order). Memory: one range. Same bytes as merge_held."""
     step = max(1, min(MERGE_POSTINGS, budget // MERGE_BYTES))
-    counts, pos_counts, wide = _sort_runs(runs, remap, n_terms, positions, step)
+    n_fields = len(ALL_FIELDS)
+    counts = np.zeros((n_fields, n_terms), np.int64)
+    pos_counts = np.zeros((n_fields, n_terms if positions else 0), np.int64)
+    wide = False
+    for run in runs:
+        for i, f in enumerate(ALL_FIELDS):
+            terms, offs, tf = (np.load(run / f"{f}-{part}.npy", mmap_mode="r") for part in ("terms", "offsets", "tf"))
+            wide |= tf.dtype == np.uint32
+            run_counts(remap, np.asarray(terms), np.asarray(offs), np.asarray(tf), counts[i], pos_counts[i], positions)
+            for view in (terms, offs, tf):
+                release_pages(view)
     offsets = _cumulative(counts)
     pos_ends = _cumulative(pos_counts)  # positions before each term's, over all fields (positions only)
     total = int(offsets[-1, -1])
@@ -112,54 +156,8 @@ def merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path, 
             stack.callback(packer.abort)
         if positions:
             outs["pos_offsets"].write(np.zeros(1, np.int64).tobytes())
-        seen = 0  # positions written so far
         for i, f in enumerate(ALL_FIELDS):
-            parts_of = ("term", "doc", "tf") + (("pos",) if positions else ())
-            maps = [tuple(np.load(run / f"{f}-{part}.npy", mmap_mode="r") for part in parts_of) for run in runs]
-            pos_at = [0] * len(runs)  # each run's first position not merged yet
-            at = [0] * len(runs)  # each run's first posting not merged yet
-            t0 = 0
-            while t0 < n_terms:
-                t1 = t0 + max(1, int(np.searchsorted(offsets[i, t0 + 1:] - offsets[i, t0], step, side="right")))
-                if positions:
-                    t1 = min(t1, t0 + max(1, int(np.searchsorted(pos_ends[i, t0 + 1:] - pos_ends[i, t0], step, side="right"))))
-                parts = []
-                for r, m in enumerate(maps):
-                    term, doc, tf = m[:3]
-                    # a binary search from where the last step ended: np.searchsorted on the mapped
-                    # array made ~40 % of its pages resident at each call (measured)
-                    a = at[r]
-                    b = at[r] = first_at_least(np.asarray(term), a, t1)
-                    part = (term[a:b], doc[a:b], tf[a:b])
-                    if positions:
-                        p1 = pos_at[r] + int(part[2].sum(dtype=np.int64))
-                        part += (m[3][pos_at[r]:p1],)
-                        pos_at[r] = p1
-                    parts.append(part)
-                docs = np.concatenate([p[1] for p in parts]).astype(np.uint32, copy=False)
-                tfs = np.concatenate([p[2] for p in parts]).astype(tf_dtype, copy=False)
-                pos = np.concatenate([p[3] for p in parts]) if positions else None
-                if t1 - t0 > 1:  # one term's slices are in document order already, in run order
-                    order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
-                    if positions:
-                        pos = _reorder_segments(pos, tfs.astype(np.int64), order)
-                    docs, tfs = docs[order], tfs[order]
-                    del order
-                if packer is None:
-                    outs["docs"].write(docs.tobytes())
-                    outs["tfs"].write(tfs.tobytes())
-                else:
-                    packer.add(np.diff(offsets[i, t0 : t1 + 1]), docs, tfs)
-                if positions:
-                    outs["positions"].write(pos.astype(np.uint32, copy=False).tobytes())
-                    outs["pos_offsets"].write((seen + np.cumsum(tfs, dtype=np.int64)).tobytes())
-                    seen += len(pos)
-                del docs, tfs, pos
-                for part in parts:  # read once: their mapped pages leave the resident set
-                    for view in part:
-                        release_pages(view)
-                t0 = t1
-            del maps
+            _merge_field(runs, f, remap, offsets[i], pos_ends[i] if positions else None, step, tf_dtype, outs, packer)
         if packer is not None:
             packer.close()
     for run in runs:
@@ -167,34 +165,46 @@ def merge_runs(runs: list[Path], remap: np.ndarray, n_terms: int, folder: Path, 
     return {"offsets": offsets, "docs": None, "tfs": None}
 
 
-def _sort_runs(runs: list[Path], remap: np.ndarray, n_terms: int, positions: bool, step: int):
-    """Sort each run's fields by final term id in place (stable: documents stay ascending; positions
-    move with their postings): (postings per field and term, positions per field and term, whether
-    some tf needs uint32)."""
-    n_fields = len(ALL_FIELDS)
-    counts = np.zeros((n_fields, n_terms), dtype=np.int64)
-    pos_counts = np.zeros((n_fields, n_terms if positions else 0), dtype=np.int64)
-    wide = False
-    for run in runs:
-        for i, f in enumerate(ALL_FIELDS):
-            t = remap[np.load(run / f"{f}-term.npy")]
-            # a stable counting sort by term: 4 bytes a posting of where it goes (an argsort: 8, and a gather)
-            dest = np.empty(len(t), np.uint32 if len(t) < 2**32 else np.int64)
-            stable_dest(t, counts[i], dest)
-            tf = np.load(run / f"{f}-tf.npy")
-            wide |= tf.dtype == np.uint32
-            if positions:
-                pos_counts[i] += np.bincount(t, weights=tf, minlength=n_terms).astype(np.int64)
-                order = scatter(np.arange(len(t), dtype=dest.dtype), dest)  # the posting each place takes
-                _save_segments(run / f"{f}-pos.npy", np.load(run / f"{f}-pos.npy"), tf, order, step)
-                del order
-            np.save(run / f"{f}-term.npy", scatter(t, dest))
-            del t
-            np.save(run / f"{f}-tf.npy", scatter(tf, dest))
-            del tf
-            np.save(run / f"{f}-doc.npy", scatter(np.load(run / f"{f}-doc.npy"), dest))
-            del dest
-    return counts, pos_counts, wide
+def _merge_field(runs, f: str, remap, offsets, pos_ends, step: int, tf_dtype, outs: dict, packer) -> None:
+    """One field of merge_runs: its postings (offsets: the index's, pos_ends: positions before each
+    term, or None) from the runs to `outs` (or the packer), a range of terms at a time."""
+    positions = pos_ends is not None
+    parts = ("terms", "offsets", "doc", "tf") + (("pos",) if positions else ())
+    maps = [tuple(np.load(run / f"{f}-{part}.npy", mmap_mode="r") for part in parts) for run in runs]
+    at = [(0, 0) for _ in runs]  # each run's next term and position
+    n_terms = len(offsets) - 1
+    t0 = 0
+    while t0 < n_terms:
+        t1 = t0 + max(1, int(np.searchsorted(offsets[t0 + 1:] - offsets[t0], step, side="right")))
+        if positions:
+            t1 = min(t1, t0 + max(1, int(np.searchsorted(pos_ends[t0 + 1:] - pos_ends[t0], step, side="right"))))
+        docs = np.empty(int(offsets[t1] - offsets[t0]), np.uint32)
+        tfs = np.empty(len(docs), tf_dtype)
+        cursor = offsets[t0:t1] - offsets[t0]
+        pos = np.empty(int(pos_ends[t1] - pos_ends[t0]) if positions else 0, np.uint32)
+        pos_cursor = pos_ends[t0:t1] - pos_ends[t0] if positions else cursor[:0]
+        for r, m in enumerate(maps):
+            j, pa = at[r]
+            run_pos = np.asarray(m[4]) if positions else _NO_POSITIONS
+            k, pb = gather_run(t0, t1, remap, np.asarray(m[0]), np.asarray(m[1]), np.asarray(m[2]), np.asarray(m[3]),
+                               run_pos, j, pa, cursor, pos_cursor, docs, tfs, pos, positions)
+            at[r] = (k, pb)
+            a, b = int(m[1][j]), int(m[1][k])
+            for view in (m[0][j:k], m[1][j:k], m[2][a:b], m[3][a:b]) + ((m[4][pa:pb],) if positions else ()):
+                release_pages(view)  # read once: their mapped pages leave the resident set
+        if packer is None:
+            outs["docs"].write(docs.tobytes())
+            outs["tfs"].write(tfs.tobytes())
+        else:
+            packer.add(np.diff(offsets[t0 : t1 + 1]), docs, tfs)
+        if positions:
+            outs["positions"].write(pos.tobytes())
+            outs["pos_offsets"].write((pos_ends[t0] + np.cumsum(tfs, dtype=np.int64)).tobytes())
+        del docs, tfs, pos
+        t0 = t1
+
+
+_NO_POSITIONS = np.zeros(0, np.uint32)
 
 
 def _cumulative(counts: np.ndarray) -> np.ndarray:
@@ -203,30 +213,3 @@ def _cumulative(counts: np.ndarray) -> np.ndarray:
     out[:, 1:] = np.cumsum(counts, axis=1)
     out += np.concatenate([[0], np.cumsum(out[:-1, -1])])[:, None]
     return out
-
-
-def _segment_index(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """Indexes of the segments values[starts[i] : starts[i] + lens[i]], one after another (int64 lens)."""
-    return np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))
-
-
-def _reorder_segments(values: np.ndarray, seg_lengths: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Concatenate the segments of `values` (lengths `seg_lengths`, int64) in the order `order`."""
-    starts = np.cumsum(seg_lengths) - seg_lengths
-    return values[_segment_index(starts[order], seg_lengths[order])]
-
-
-def _save_segments(path: Path, values: np.ndarray, seg_lengths: np.ndarray, order: np.ndarray, step: int) -> None:
-    """_reorder_segments into the .npy file `path`, about `step` values at a time (bounded temporaries)."""
-    seg_lengths = seg_lengths.astype(np.int64)
-    starts = np.cumsum(seg_lengths) - seg_lengths
-    with open(path, "wb") as out:
-        write_npy_header(out, values.dtype, (len(values),))
-        a = 0
-        while a < len(order):
-            b = a + max(1, int(np.searchsorted(np.cumsum(seg_lengths[order[a : a + step]]), step, side="right")))
-            o = order[a:b]
-            out.write(values[_segment_index(starts[o], seg_lengths[o])].tobytes())
-            a = b
-
-

@@ -142,40 +142,47 @@ def place_positions(term, tf, pos, remap, cursor, pos_offsets, out):
 
 
 @nb.njit(cache=True, nogil=True)
-def stable_dest(t, counts, dest):
-    """dest[i]: the place of posting i (term t[i]) once the postings are sorted by term, stably; adds
-    each term's postings to `counts` (int64, one per term)."""
-    first = np.zeros(counts.shape[0] + 1, np.int64)
-    for i in range(t.shape[0]):
-        first[t[i] + 1] += 1
-    for k in range(counts.shape[0]):
-        counts[k] += first[k + 1]
-        first[k + 1] += first[k]
-    for i in range(t.shape[0]):
-        dest[i] = first[t[i]]
-        first[t[i]] += 1
+def run_counts(remap, terms, offs, tfs, counts, pos_counts, positions):
+    """counts[t] += the postings of final term t in a run (its terms: term ids, offs: each one's first
+    posting; remap: term id → final id), and pos_counts[t] += their positions."""
+    for j in range(terms.shape[0]):
+        t = remap[terms[j]]
+        counts[t] += offs[j + 1] - offs[j]
+        if positions:
+            s = 0
+            for i in range(offs[j], offs[j + 1]):
+                s += tfs[i]
+            pos_counts[t] += s
 
 
 @nb.njit(cache=True, nogil=True)
-def first_at_least(values, lo, key):
-    """The first index from `lo` on whose value is >= key (values ascending)."""
-    hi = values.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[mid] < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@nb.njit(cache=True, nogil=True)
-def scatter(values, dest):
-    """out[dest[i]] = values[i] (dest: a permutation)."""
-    out = np.empty_like(values)
-    for i in range(values.shape[0]):
-        out[dest[i]] = values[i]
-    return out
+def gather_run(t0, t1, remap, terms, offs, docs, tfs, pos, j, pp, cursor, pos_cursor, out_docs, out_tfs, out_pos,
+               positions):
+    """A run's postings of final terms t0..t1-1 (see run_counts), from its term j and position pp on,
+    to out_docs/out_tfs at cursor[t - t0] (their positions to out_pos at pos_cursor[t - t0]); the
+    cursors move on. A run's terms come in final order, so each call reads on from where the last one
+    stopped: returns the next term and position."""
+    while j < terms.shape[0]:
+        t = remap[terms[j]]
+        if t >= t1:
+            break
+        a, b = offs[j], offs[j + 1]
+        d = cursor[t - t0]
+        n = 0
+        for i in range(a, b):
+            out_docs[d] = docs[i]
+            out_tfs[d] = tfs[i]
+            n += tfs[i]
+            d += 1
+        cursor[t - t0] = d
+        if positions:
+            q = pos_cursor[t - t0]
+            for i in range(n):
+                out_pos[q + i] = pos[pp + i]
+            pos_cursor[t - t0] = q + n
+            pp += n
+        j += 1
+    return j, pp
 
 
 @nb.njit(cache=True, nogil=True)

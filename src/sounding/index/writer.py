@@ -51,6 +51,7 @@ from .packed import PackedWriter
 from .pages import trim_heap
 
 DEFAULT_POSTINGS = "raw"
+SPILL_AT = 0.65  # postings held, as a share of the budget, that go to a run: sorting one field for the run takes the rest
 __all__ = ["FIELDS", "ALL_FIELDS", "BuildReport", "build_index", "estimate_bytes", "postings_layout"]
 
 
@@ -184,10 +185,8 @@ class _Build:
             fields = {f: (ids[t], d + np.uint32(first_doc), tf, pos) for f, (t, d, tf, pos) in fields.items()}
         self.chunks.append(fields)
         self.held += held_bytes(fields)
-        if self.held > self.budget:
-            self.runs.append(spill(self.chunks, self.folder / f"run-{len(self.runs):05d}"))
-            self.chunks.clear()
-            self.held = 0
+        if self.held > SPILL_AT * self.budget:
+            self.spill(vocab)
         self.table.add_lengths(result["lengths"])
         self.analysed += len(result["lengths"]["text"])
         if self.progress:
@@ -222,22 +221,21 @@ class _Build:
             d0, fut = pending.popleft()
             self.collect(d0, fut.result() if isinstance(fut, Future) else fut, vocab)
 
+    def spill(self, vocab: ByteTable) -> None:
+        """The held postings to a run on disk, sorted in the order of the vocabulary known now."""
+        _, rank = _sorted_vocabulary(vocab)
+        self.runs.append(spill(self.chunks, self.folder / f"run-{len(self.runs):05d}", rank))
+        self.chunks.clear()
+        self.held = 0
+        trim_heap()
+
     def postings(self, vocab: ByteTable, postings: str) -> tuple[list[str], dict]:
         """The sorted vocabulary, and the postings arrays (those not written by the merge of runs)."""
-        # Sorted vocabulary: deterministic ids whatever the document order, and prefix/typo lookups.
-        words = vocab.keys()
-        order = sorted(range(len(words)), key=words.__getitem__)
-        terms = [words[i] for i in order]
-        del words
-        remap = np.empty(len(terms), dtype=np.uint32)
-        remap[np.asarray(order, dtype=np.int64)] = np.arange(len(terms), dtype=np.uint32)
-        del order
+        terms, remap = _sorted_vocabulary(vocab)
         n_terms = len(terms)
         if self.runs:  # some postings are on disk: merge every run, these last chunks as one more
             if self.chunks:
-                self.runs.append(spill(self.chunks, self.folder / f"run-{len(self.runs):05d}"))
-                self.chunks.clear()
-            trim_heap()  # the held postings' blocks, before the merge's arrays
+                self.spill(vocab)
             return terms, merge_runs(self.runs, remap, n_terms, self.folder, postings, self.positions, self.budget)
         arrays = merge_held(self.chunks, remap, n_terms, self.positions)
         self.chunks.clear()
@@ -250,6 +248,17 @@ class _Build:
             packer.close()
             arrays["docs"] = arrays["tfs"] = None
         return terms, arrays
+
+
+def _sorted_vocabulary(vocab: ByteTable) -> tuple[list[str], np.ndarray]:
+    """The vocabulary's terms in order (code points, which is UTF-8 byte order), and each term id's
+    place in it (uint32): sorted ids do not depend on the document order, and prefixes stay together."""
+    words = vocab.keys()
+    order = sorted(range(len(words)), key=words.__getitem__)
+    terms = [words[i] for i in order]
+    rank = np.empty(len(terms), dtype=np.uint32)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(terms), dtype=np.uint32)
+    return terms, rank
 
 
 def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, progress, workers: int,
