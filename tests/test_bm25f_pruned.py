@@ -1,5 +1,5 @@
 """The pruned kernel of bm25f and multifield-max (search/grouped.py): run files byte for byte those of
-scoring every posting term at a time (topk.search_bm25f, topk.search_sum), for raw and packed
+scoring every posting term at a time (kernels.exhaustive: search_bm25f, search_sum), for raw and packed
 postings, k = 10/100/1000, 1 and 2 threads, each way of reading the lists pruning leaves, across
 many windows, on a tie-heavy Zipf corpus and on scifact; and pruning does skip postings."""
 import numpy as np
@@ -7,7 +7,8 @@ import pytest
 
 from sounding.datasets import iter_corpus, load_dataset
 from sounding.index import build_index
-from sounding.search import Searcher, grouped, windowed
+from sounding.search import Searcher
+from sounding.search.kernels import grouped, window
 from test_pruning import zipf_corpus
 
 SETTINGS = [("bm25f", False, None), ("bm25f", False, 1.0), ("multifield-max", False, None),
@@ -39,8 +40,8 @@ def zipf_pair(tmp_path_factory):
 @pytest.mark.parametrize("lookup_ratio", [0, 64, 10**9])  # always scan, the default, always look up
 def test_pruned_equals_exhaustive(zipf_pair, monkeypatch, tmp_path, postings, lookup_ratio):
     root, queries = zipf_pair
-    monkeypatch.setattr(windowed, "WINDOW", 256)  # ~24 windows: thresholds and cursors carry across windows
-    monkeypatch.setattr(windowed, "LOOKUP_RATIO", lookup_ratio)
+    monkeypatch.setattr(window, "WINDOW", 256)  # ~24 windows: thresholds and cursors carry across windows
+    monkeypatch.setattr(window, "LOOKUP_RATIO", lookup_ratio)
     pruned, full = Searcher(root / postings), Searcher(root / postings)
     full.prune = False
     for layout, lucene, title_weight in SETTINGS:
@@ -56,7 +57,7 @@ def test_scores_summed_again_in_query_order(zipf_pair, monkeypatch, tmp_path):
     order is summed again in the query's order. With the margin raised, nearly every score is: the
     run files are still those of the term-at-a-time kernels (the re-summing itself is exact)."""
     root, queries = zipf_pair
-    monkeypatch.setattr(windowed, "WINDOW", 512)
+    monkeypatch.setattr(window, "WINDOW", 512)
     monkeypatch.setattr(grouped, "ORDER_ULPS", 2.0 ** 40)
     for postings in ("raw", "packed"):
         pruned, full = Searcher(root / postings), Searcher(root / postings)
@@ -87,8 +88,8 @@ def test_pruning_skips_postings(zipf_pair, monkeypatch):
     """At k = 10 many postings of the common terms cannot change the top k: fewer are read than the
     query lists hold (a look-up counts as one)."""
     root, queries = zipf_pair
-    monkeypatch.setattr(windowed, "WINDOW", 256)
-    monkeypatch.setattr(windowed, "LOOKUP_RATIO", 0)
+    monkeypatch.setattr(window, "WINDOW", 256)
+    monkeypatch.setattr(window, "LOOKUP_RATIO", 0)
     s = Searcher(root / "raw")
     fields = s.index.manifest.fields
     df = np.diff(np.asarray(s.index.offsets), axis=1)
@@ -105,7 +106,7 @@ def test_ties_at_the_threshold_keep_the_id_order(zipf_pair, monkeypatch):
     """1,500 documents share one score of the last query, above all but a few others: those in the top k
     are the ones with the highest id byte order, however the windows cut them, in both layouts."""
     root, queries = zipf_pair
-    monkeypatch.setattr(windowed, "WINDOW", 128)
+    monkeypatch.setattr(window, "WINDOW", 128)
     s = Searcher(root / "packed")
     for layout in ("bm25f", "multifield-max"):
         for k in (10, 1000):
@@ -125,8 +126,8 @@ def test_scifact_pruned_equals_exhaustive(shared_data, tmp_path_factory, tmp_pat
     queries = list(ds.queries.items())
     for postings in ("raw", "packed"):
         build_index(iter_corpus(ds.corpus_path), root / postings, postings=postings)
-        for window in (windowed.WINDOW, 512):  # one window, then ~10
-            monkeypatch.setattr(windowed, "WINDOW", window)
+        for size in (window.WINDOW, 512):  # one window, then ~10
+            monkeypatch.setattr(window, "WINDOW", size)
             pruned, full = Searcher(root / postings), Searcher(root / postings)
             full.prune = False
             for layout, lucene, title_weight in SETTINGS[:4]:

@@ -7,7 +7,8 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher, bounds, windowed
+from sounding.search import Searcher
+from sounding.search.kernels import bounds, window
 
 
 @pytest.fixture(scope="module")
@@ -54,21 +55,23 @@ def _lucene_scores(s: Searcher, queries, layout: str, k1: float, b: float) -> li
     """Every document's score per query, Lucene's float32 steps per posting from tf and 1/norm, added in
     float64 in the kernel's clause order (the sum layouts), or one sum per field and the larger kept
     (multifield-max, the query's order)."""
-    from sounding.search.layouts import Layout
+    from sounding.search import BM25Params
+    from sounding.search.queries import make_clauses
 
-    lay = Layout.named(layout)
-    setting = s._setting(lay, k1, b, True)
-    ptr, c_field, c_term, c_weight, c_group, _ = s._clauses(s._analysed(queries, False, 0.5), lay, k1, b, True)
+    params = BM25Params(layout=layout, k1=k1, b=b, lucene_norms=True)
+    setting = s.settings.get(params)
+    ptr, c_field, c_term, c_weight, c_group, _ = make_clauses(s.collection, s.queries.analysed(queries, False, 0.5),
+                                                               params.layout, setting, k1, True, s.settings.idf(True))
     n = s.index.n_docs
     out = []
     for q in range(len(queries)):
         sums = np.zeros((2, n), np.float64)
         for c in range(ptr[q], ptr[q + 1]):
             f, t = c_field[c], c_term[c]
-            a, z = s._offsets[f, t], s._offsets[f, t + 1]
-            d = s._docs[a:z].astype(np.int64)
+            a, z = s.collection.offsets[f, t], s.collection.offsets[f, t + 1]
+            d = s.collection.docs[a:z].astype(np.int64)
             w32 = np.float32(c_weight[c])
-            y = np.float32(1.0) + s._tfs[a:z].astype(np.float32) * setting["norms"][f, d]
+            y = np.float32(1.0) + s.collection.tfs[a:z].astype(np.float32) * setting.norms[f, d]
             sums[c_group[c], d] += (w32 - w32 / y).astype(np.float64)
         out.append(np.maximum(sums[0], sums[1]).astype(np.float32))
     return out
@@ -78,7 +81,7 @@ def _lucene_scores(s: Searcher, queries, layout: str, k1: float, b: float) -> li
 @pytest.mark.parametrize("k1,b", [(0.9, 0.4), (1.2, 0.75)])
 def test_lucene_kernel_scores_equal_lucenes_steps(small_index, monkeypatch, layout, k1, b):
     path, queries = small_index
-    monkeypatch.setattr(windowed, "WINDOW", 256)  # several windows: pruning across them
+    monkeypatch.setattr(window, "WINDOW", 256)  # several windows: pruning across them
     s = Searcher(path)
     k = 25
     res = s.search(queries, layout=layout, k1=k1, b=b, k=k, lucene_norms=True)
@@ -97,7 +100,7 @@ def test_lucene_kernel_scores_equal_lucenes_steps(small_index, monkeypatch, layo
 def test_exact_sums_bound():
     """_exact_sums says yes only where any order of adding the parts gives the same float64, and no where
     the smallest possible part is too small beside the weights' sum (or may be 0)."""
-    from sounding.search.grouped import _exact_sums
+    from sounding.search.kernels.grouped import _exact_sums
 
     field = np.zeros(4, np.int64)
     weights = np.array([9.5, 3.25, 0.7, 0.02])
@@ -118,24 +121,24 @@ def test_multifield_max_lucene_summed_again_without_the_bound(small_index, monke
     """With no usable bound on Lucene's parts (min_y = 1) and the re-summing margin raised, every score near
     a float32 boundary is summed again in the query's order: the same bits as the bound's shortcut and as the
     exhaustive kernel."""
-    from sounding.search import grouped
+    from sounding.search.kernels import grouped
 
     path, queries = small_index
-    monkeypatch.setattr(windowed, "WINDOW", 256)
+    monkeypatch.setattr(window, "WINDOW", 256)
     fast, full = Searcher(path), Searcher(path)
     full.prune = False
     opts = dict(layout="multifield-max", k=25, lucene_norms=True)
     a = fast.search(queries, **opts)
     monkeypatch.setattr(grouped, "ORDER_ULPS", 2.0 ** 40)
     slow = Searcher(path)
-    make = slow._make_setting
+    make = slow.settings._make
 
     def unbounded(*args):
         setting = make(*args)
-        setting["min_y"][:] = 1.0
+        setting.min_y[:] = 1.0
         return setting
 
-    monkeypatch.setattr(slow, "_make_setting", unbounded)
+    monkeypatch.setattr(slow.settings, "_make", unbounded)
     b, c = slow.search(queries, **opts), full.search(queries, **opts)
     for x, y in ((a, b), (a, c)):
         assert np.array_equal(x.counts, y.counts)

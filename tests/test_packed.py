@@ -1,4 +1,4 @@
-"""Packed postings (index/packed.py, search/windowed_packed.py): the blocks decode to the postings
+"""Packed postings (index/packed.py, search/kernels/windowed_packed.py): the blocks decode to the postings
 they were made from, and search over a packed index gives what search over the raw index of the
 same corpus gives, bit for bit and byte for byte in run files: every layout, both arithmetics,
 k = 10/100/1000, pruning across many windows, each way of reading non-essential lists."""
@@ -13,7 +13,8 @@ from sounding.errors import SoundingError
 from sounding.index import Index, build_index
 from sounding.index.format import live_generation
 from sounding.index.packed import BLOCK, decode_list, encode, first_blocks
-from sounding.search import Searcher, windowed, windowed_packed
+from sounding.search import Searcher
+from sounding.search.kernels import window, windowed_packed
 from test_pruning import zipf_corpus
 
 LAYOUTS = [("flat", False), ("flat", True), ("multifield", False), ("multifield", True),
@@ -84,8 +85,8 @@ def test_packed_index_is_smaller_and_the_same_at_any_memory_budget(zipf_pair):
 @pytest.mark.parametrize("lookup_ratio", [0, 64, 10**9])  # always scan, the default, always look up
 def test_packed_search_equals_raw(zipf_pair, monkeypatch, lookup_ratio, held):
     root, queries = zipf_pair
-    monkeypatch.setattr(windowed, "WINDOW", 256)  # ~24 windows: skipping, bounds and cursors across windows
-    monkeypatch.setattr(windowed, "LOOKUP_RATIO", lookup_ratio)
+    monkeypatch.setattr(window, "WINDOW", 256)  # ~24 windows: skipping, bounds and cursors across windows
+    monkeypatch.setattr(window, "LOOKUP_RATIO", lookup_ratio)
     if not held:
         monkeypatch.setattr(windowed_packed, "CACHE_BYTES", 0)
     raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
@@ -110,7 +111,7 @@ def test_lists_held_decoded_give_the_same_bits(zipf_pair, monkeypatch, min_reads
     read in place of their blocks, beside clauses that still decode: the raw index's bits for every
     layout, across windows and threads, again and again as the cache fills."""
     root, queries = zipf_pair
-    monkeypatch.setattr(windowed, "WINDOW", 256)
+    monkeypatch.setattr(window, "WINDOW", 256)
     monkeypatch.setattr(windowed_packed, "CACHE_MIN_READS", min_reads)
     monkeypatch.setattr(windowed_packed, "CACHE_BYTES", capacity)
     raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
@@ -118,7 +119,7 @@ def test_lists_held_decoded_give_the_same_bits(zipf_pair, monkeypatch, min_reads
         for k, threads in ((10, 1), (1000, 2), (100, 1)):
             _same(raw.search(queries, layout=layout, k=k, lucene_norms=lucene),
                   packed.search(queries, layout=layout, k=k, lucene_norms=lucene, threads=threads), (layout, lucene, k))
-        cache = packed._settings.value["held_lists"]
+        cache = packed.settings.last.value.held
         assert cache.used <= len(cache.docs) == capacity // (4 + cache.vals.itemsize)  # an id and a value a posting
         assert cache.vals.dtype == (np.uint16 if layout in ("bm25f", "multifield-max") else np.float32)
         if capacity == 0:
@@ -131,7 +132,7 @@ def test_lists_held_decoded_give_the_same_bits(zipf_pair, monkeypatch, min_reads
 
 def test_packed_run_files_equal_raw_ones(zipf_pair, monkeypatch, tmp_path):
     root, queries = zipf_pair
-    monkeypatch.setattr(windowed, "WINDOW", 512)
+    monkeypatch.setattr(window, "WINDOW", 512)
     raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
     for layout in ("flat", "multifield"):
         for k in (10, 1000):
@@ -187,8 +188,8 @@ def test_scifact_packed_equals_raw(shared_data, tmp_path_factory, monkeypatch):
     build_index(iter_corpus(ds.corpus_path), root / "raw", postings="raw")
     build_index(iter_corpus(ds.corpus_path), root / "packed", postings="packed")
     queries = list(ds.queries.items())
-    for window in (windowed.WINDOW, 512):  # one window, then ~10 (pruning across windows)
-        monkeypatch.setattr(windowed, "WINDOW", window)
+    for size in (window.WINDOW, 512):  # one window, then ~10 (pruning across windows)
+        monkeypatch.setattr(window, "WINDOW", size)
         raw, packed = Searcher(root / "raw"), Searcher(root / "packed")
         for layout, lucene in LAYOUTS:
             for k in (10, 100, 1000):
@@ -226,7 +227,7 @@ def test_synthetic_nq_shaped_corpus_packed_equals_raw(tmp_path, monkeypatch):
     ds = load_dataset(str(tmp_path / "corpus"))
     for postings in ("raw", "packed"):
         build_index(iter_corpus(ds.corpus_path), tmp_path / postings, postings=postings, memory=200_000, workers=1)
-    monkeypatch.setattr(windowed, "WINDOW", 512)
+    monkeypatch.setattr(window, "WINDOW", 512)
     raw, packed = Searcher(tmp_path / "raw"), Searcher(tmp_path / "packed")
     queries = list(ds.queries.items())
     for layout, lucene in LAYOUTS:

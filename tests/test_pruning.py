@@ -6,9 +6,10 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher, windowed
-from sounding.search.windowed import _kth_bits
-from sounding.search.topk import N_BUCKETS
+from sounding.search import Searcher
+from sounding.search.kernels import window
+from sounding.search.kernels.selection import N_BUCKETS
+from sounding.search.kernels.window import kth_bits
 
 
 def zipf_corpus(tied: range, n_common: int) -> tuple[list[Document], list[tuple[str, str]]]:
@@ -44,8 +45,8 @@ def zipf_index(tmp_path_factory):
 @pytest.mark.parametrize("lookup_ratio", [0, 12, 10**9])  # always scan, the default, always look up
 def test_pruned_equals_exhaustive(zipf_index, monkeypatch, lookup_ratio):
     path, queries = zipf_index
-    monkeypatch.setattr(windowed, "WINDOW", 256)  # ~24 windows: thresholds carry across windows
-    monkeypatch.setattr(windowed, "LOOKUP_RATIO", lookup_ratio)
+    monkeypatch.setattr(window, "WINDOW", 256)  # ~24 windows: thresholds carry across windows
+    monkeypatch.setattr(window, "LOOKUP_RATIO", lookup_ratio)
     pruned, full = Searcher(path), Searcher(path)
     full.prune = False
     for layout in ("flat", "multifield"):
@@ -64,7 +65,7 @@ def test_ties_at_the_threshold_keep_the_id_order(zipf_index, monkeypatch):
     """1,500 documents share the best score of the last query: the top k are those with the highest
     id byte order (trec_eval's tie rule), however the windows cut them."""
     path, queries = zipf_index
-    monkeypatch.setattr(windowed, "WINDOW", 128)
+    monkeypatch.setattr(window, "WINDOW", 128)
     s = Searcher(path)
     for k in (10, 1000):
         res = s.search(queries[-1:], k=k)
@@ -83,4 +84,4 @@ def test_kth_bits_is_the_exact_kth_largest():
         if trial % 2:
             scores = np.round(scores).astype(np.float32)  # many ties
         keys = (scores.view(np.uint32).astype(np.uint64) << np.uint64(32)) | np.arange(m, dtype=np.uint64)
-        assert _kth_bits(keys, m, k, hist) == np.sort(scores.view(np.uint32))[::-1][k - 1]
+        assert kth_bits(keys, m, k, hist) == np.sort(scores.view(np.uint32))[::-1][k - 1]

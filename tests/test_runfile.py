@@ -113,7 +113,7 @@ def test_search_to_run_formats_beside_a_slow_writer_the_same_bytes(tie_index, tm
         assert (tmp_path / name).read_bytes() == (tmp_path / ("a" + name[1:])).read_bytes()
         assert stats.lines == sum(map(len, expected.values()))
         assert spare_calls and set(spare_calls) == {threading.main_thread().name}
-    with RunWriter(tmp_path / "c.run", s.index.docids, s._rank) as w:  # emission checks the qid order
+    with RunWriter(tmp_path / "c.run", s.index.docids, s.rank) as w:  # emission checks the qid order
         res = s.search(queries[:4], k=5)
         later, earlier = w.format(res.qids[2:], res.docs[2:], res.scores[2:], res.counts[2:]), \
             w.format(res.qids[:2], res.docs[:2], res.scores[:2], res.counts[:2], spare=True)
@@ -139,14 +139,14 @@ def test_search_to_run_prepares_the_next_batch_ahead(tie_index, tmp_path):
     path, queries = tie_index
     s = Searcher(path)
     calls = []
-    analyse = s._analyse_batch
+    analyse = s.queries.analyse_batch
 
     def counted(texts, typos, typo_factor):
         if texts:  # (the options are checked with no query first)
             calls.append(threading.current_thread().name)
         return analyse(texts, typos, typo_factor)
 
-    s._analyse_batch = counted
+    s.queries.analyse_batch = counted
     for opts in ({}, {"typos": True, "threads": 2}, {"layout": "bm25f", "typos": True, "typo_factor": 0.25}):
         calls.clear()
         write_run(Searcher(path).search(queries, k=50, **opts).to_run(), tmp_path / "a.run", tag="x")

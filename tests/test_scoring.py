@@ -12,6 +12,7 @@ from sounding.experiment.runner import BEIR_MEASURES, MRTYDI_MEASURES
 from sounding.experiment.scoring import score_results, score_run
 from sounding.index import build_index
 from sounding.search import Results, Searcher
+from sounding.search.queries import QueryAnalysis
 
 ALL = [*BEIR_MEASURES, "AP", "RR", "P@5", "Success@3", "nDCG"]
 
@@ -183,7 +184,7 @@ def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_pa
 
     data = make_beir(tmp_path / "toy")
     opened, analysed = [], []
-    real_batch = Searcher._analyse_batch
+    real_batch = QueryAnalysis.analyse_batch
 
     class Counting(Searcher):
         def __init__(self, *a, **kw):
@@ -191,7 +192,7 @@ def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_pa
             super().__init__(*a, **kw)
 
     monkeypatch.setattr(runner, "Searcher", Counting)
-    monkeypatch.setattr(Searcher, "_analyse_batch", lambda self, texts, *a: analysed.extend(texts) or real_batch(self, texts, *a))
+    monkeypatch.setattr(QueryAnalysis, "analyse_batch", lambda self, texts, *a: analysed.extend(texts) or real_batch(self, texts, *a))
     res = run_experiment([str(data)], tmp_path / "out", layouts=["flat", "multifield", "bm25f"], params=["anserini"],
                          log=lambda m: None)
     assert len(res.rows) == 5 and len(opened) == 1  # bm25f has no Lucene arithmetic
@@ -250,8 +251,8 @@ def test_searcher_analyses_a_repeated_batch_once(tmp_path, monkeypatch):
     build_index([Document(f"d{i}", "", w, i + 1) for i, w in enumerate(["a b", "b c", "c d", "a d"])], data_path)
     s = Searcher(data_path)
     calls = []
-    real = Searcher._analyse_batch
-    monkeypatch.setattr(Searcher, "_analyse_batch", lambda self, texts, *a: calls.extend(texts) or real(self, texts, *a))
+    real = QueryAnalysis.analyse_batch
+    monkeypatch.setattr(QueryAnalysis, "analyse_batch", lambda self, texts, *a: calls.extend(texts) or real(self, texts, *a))
     qs = {"q1": "a", "q2": "c d"}
     first = s.search(qs, k=3)
     again = s.search(qs, layout="multifield", k1=1.2, k=3)

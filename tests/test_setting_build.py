@@ -9,8 +9,9 @@ import pytest
 
 from sounding.datasets import Document
 from sounding.index import build_index
-from sounding.search import Searcher, bounds
-from sounding.search import searcher as searcher_module
+from sounding.search import Searcher
+from sounding.search.kernels import bounds
+from sounding.search import setting_build
 
 WORDS = [f"w{i:03d}" for i in range(300)]
 
@@ -34,22 +35,22 @@ def _queries(seed: int, n: int, vocab: int = len(WORDS)) -> list[tuple[str, str]
     return [(f"q{seed}-{i}", " ".join(rng.choice(WORDS[:vocab], int(rng.integers(1, 5))))) for i in range(n)]
 
 
-def _reference(s: Searcher, setting: dict) -> tuple[np.ndarray, np.ndarray]:
+def _reference(s: Searcher, setting) -> tuple[np.ndarray, np.ndarray]:
     """Every posting's score part over the setting's span and each block's maximum, made at once
     with numpy: the impact tf / (tf + norm) (or Lucene's y = 1 + tf·(1/norm)) of every field in the span when
     impacts are kept, else float32 tf·norm or tf / (tf + norm) of the searched fields (others 0)."""
-    span, norms = setting["span"], setting["norms"]
+    span, norms = setting.span, setting.norms
     parts = np.zeros(span.hi - span.base, np.float32)
     for g in range(len(span.field_lo)):
         a, z = max(span.base, int(span.field_lo[g])), min(span.hi, int(span.field_hi[g]))
         if a >= z or not span.field_on[g]:
             continue
-        tf = s._tfs[a:z].astype(np.float32)
-        nd = norms[g][s._docs[a:z]]
-        mode = setting["mode"]
+        tf = s.collection.tfs[a:z].astype(np.float32)
+        nd = norms[g][s.collection.docs[a:z]]
+        mode = setting.mode
         parts[a - span.base : z - span.base] = (tf * nd if mode == bounds.PRODUCT else np.float32(1.0) + tf * nd
                                                 if mode == bounds.LUCENE_Y else tf / (tf + nd))
-    padded = np.zeros(len(setting["maxima"]) * bounds.BLOCK, np.float32)
+    padded = np.zeros(len(setting.maxima) * bounds.BLOCK, np.float32)
     padded[: len(parts)] = parts
     return parts, padded.reshape(-1, bounds.BLOCK).max(axis=1)
 
@@ -60,32 +61,32 @@ def test_lists_made_on_demand_equal_the_whole_span(index, layout, lucene):
     s = Searcher(index)
     s.search(_queries(1, 6, vocab=120), layout=layout, lucene_norms=lucene, k=10)
     s.search(_queries(2, 6), layout=layout, lucene_norms=lucene, k=10)  # a second batch: more lists
-    setting = s._settings.value
+    setting = s.settings.last.value
     kept = {"multifield-max": bounds.KEEP_IMPACT64, "bm25f": bounds.KEEP_NORM}.get(layout, bounds.KEEP_PART)
-    assert setting["kept"] == (bounds.KEEP_PART if lucene else kept)
+    assert setting.kept == (bounds.KEEP_PART if lucene else kept)
     parts, maxima = _reference(s, setting)
-    base, n_terms = setting["span"].base, s._offsets.shape[1] - 1
-    made = np.flatnonzero(setting["filled"])
-    assert 0 < len(made) < np.count_nonzero(np.diff(s._offsets, axis=1))  # some lists made, not all
+    base, n_terms = setting.span.base, s.collection.offsets.shape[1] - 1
+    made = np.flatnonzero(setting.filled)
+    assert 0 < len(made) < np.count_nonzero(np.diff(s.collection.offsets, axis=1))  # some lists made, not all
     blocks = set()
     for key in made:
         f, t = divmod(int(key), n_terms)
-        a, z = int(s._offsets[f, t]), int(s._offsets[f, t + 1])
-        kept_here = setting["impacts"][a - base : z - base]
-        if setting["kept"] == bounds.KEEP_NORM:  # bm25f's default arithmetic: each posting's document norm
-            assert np.array_equal(kept_here, setting["norms"][f][s._docs[a:z]]), (f, t)
-        elif setting["kept"] == bounds.KEEP_IMPACT64:  # multifield-max's: float64 tf/(tf + norm), as numba
-            tf = s._tfs[a:z].astype(np.float64)         # makes uint + float32: in float64
-            den = tf + setting["norms"][f][s._docs[a:z]].astype(np.float64)
+        a, z = int(s.collection.offsets[f, t]), int(s.collection.offsets[f, t + 1])
+        kept_here = setting.impacts[a - base : z - base]
+        if setting.kept == bounds.KEEP_NORM:  # bm25f's default arithmetic: each posting's document norm
+            assert np.array_equal(kept_here, setting.norms[f][s.collection.docs[a:z]]), (f, t)
+        elif setting.kept == bounds.KEEP_IMPACT64:  # multifield-max's: float64 tf/(tf + norm), as numba
+            tf = s.collection.tfs[a:z].astype(np.float64)         # makes uint + float32: in float64
+            den = tf + setting.norms[f][s.collection.docs[a:z]].astype(np.float64)
             assert kept_here.dtype == np.float64
             assert np.array_equal(kept_here, tf / den), (f, t)
-        elif len(setting["impacts"]):
-            assert np.array_equal(setting["impacts"][a - base : z - base], parts[a - base : z - base]), (f, t)
+        elif len(setting.impacts):
+            assert np.array_equal(setting.impacts[a - base : z - base], parts[a - base : z - base]), (f, t)
         blocks.update(range((a - base) >> bounds.BLOCK_SHIFT, ((z - 1 - base) >> bounds.BLOCK_SHIFT) + 1))
     blocks = np.array(sorted(blocks))
-    assert np.array_equal(setting["maxima"][blocks], maxima[blocks])
+    assert np.array_equal(setting.maxima[blocks], maxima[blocks])
     unread = np.setdiff1d(np.arange(len(maxima)), blocks)
-    assert len(unread) and not setting["maxima"][unread].any()  # blocks of lists no query read: not made
+    assert len(unread) and not setting.maxima[unread].any()  # blocks of lists no query read: not made
 
 
 @pytest.mark.parametrize("layout", ["flat", "multifield", "bm25f"])
@@ -94,7 +95,7 @@ def test_fill_order_split_and_threads_change_no_score(index, layout, monkeypatch
     whole = Searcher(index).search(queries, layout=layout, k=50)
     one_by_one = Searcher(index)
     single = [one_by_one.search([q], layout=layout, k=50) for q in queries[::-1]][::-1]
-    monkeypatch.setattr(searcher_module, "FILL_MIN_POSTINGS", 1)  # many threads over a few lists each
+    monkeypatch.setattr(setting_build, "FILL_MIN_POSTINGS", 1)  # many threads over a few lists each
     split = Searcher(index).search(queries, layout=layout, k=50, threads=2)
     for i in range(len(queries)):
         n = whole.counts[i]
@@ -114,7 +115,7 @@ def test_concurrent_searches_make_each_list_once(index, monkeypatch):
         return real(starts, *args)
 
     monkeypatch.setattr(bounds, "fill_lists", counting)
-    monkeypatch.setattr(searcher_module, "FILL_MIN_POSTINGS", 1)
+    monkeypatch.setattr(setting_build, "FILL_MIN_POSTINGS", 1)
     batches = [_queries(10, 20)] * 2 + [_queries(11 + i, 20) for i in range(2)]  # overlapping lists
     expected = [Searcher(index).search(b, k=20).to_run() for b in batches]
     made.clear()
@@ -142,15 +143,15 @@ def test_prepare_makes_the_lists_a_search_then_only_reads(index, layout, lucene,
     plain = Searcher(index).search(queries, layout=layout, lucene_norms=lucene, k=30)
     s = Searcher(index)
     s.search([], layout=layout, lucene_norms=lucene, k=30)  # the setting made, no list yet
-    assert not s._settings.value["filled"].any()
+    assert not s.settings.last.value.filled.any()
     assert s.prepare(queries, layout=layout, lucene_norms=lucene, k=30, threads=4) >= 0.0  # search-only options ignored
-    filled = s._settings.value["filled"].copy()
+    filled = s.settings.last.value.filled.copy()
     assert filled.any()
     made = []
     real = bounds.fill_lists
     monkeypatch.setattr(bounds, "fill_lists", lambda starts, *a: made.extend(starts.tolist()) or real(starts, *a))
     got = s.search(queries, layout=layout, lucene_norms=lucene, k=30)
-    assert made == [] and np.array_equal(s._settings.value["filled"], filled)  # the search made no list
+    assert made == [] and np.array_equal(s.settings.last.value.filled, filled)  # the search made no list
     assert np.array_equal(got.docs, plain.docs) and np.array_equal(got.scores, plain.scores)
     assert np.array_equal(got.counts, plain.counts)
 
@@ -163,4 +164,5 @@ def test_prepare_checks_the_setting_as_search_does(index):
         s.prepare(_queries(21, 3), k1=-1.0)
     with pytest.raises(SoundingError):
         s.prepare(_queries(21, 3), b=2.0)
-    assert s.prepare(_queries(21, 3), layout="bm25f", lucene_norms=True) == 0.0  # search reports that one
+    with pytest.raises(SoundingError, match="lucene_norms"):  # as search does
+        s.prepare(_queries(21, 3), layout="bm25f", lucene_norms=True)

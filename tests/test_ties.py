@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sounding.search.ties import apply_anserini_ties
+from sounding.search.kernels.ties import apply_anserini_ties
 
 
 def pyserini_reference(docs, scores, counts, k, rank):

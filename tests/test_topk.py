@@ -6,7 +6,7 @@ import pytest
 from sounding.datasets import Document
 from sounding.index import build_index
 from sounding.search import Searcher
-from sounding.search.topk import N_BUCKETS, _select_top
+from sounding.search.kernels.selection import N_BUCKETS, select_top
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -25,7 +25,7 @@ def test_select_top_equals_sorting_everything(seed):
         keys = (scores.view(np.uint32).astype(np.uint64) << np.uint64(rank_bits)) | ranks
         expected = np.sort(keys)[::-1][:k]
         out, tmp = np.empty(max(k, 1), np.uint64), np.empty(max(k, 1), np.uint64)
-        m = _select_top(keys.copy(), n, k, 31 + rank_bits, out, tmp, hist)
+        m = select_top(keys.copy(), n, k, 31 + rank_bits, out, tmp, hist)
         assert m == len(expected)
         assert np.array_equal(out[:m], expected), (trial, n, k)
 
@@ -68,22 +68,24 @@ def test_sparse_and_dense_queries_match_a_numpy_reference(tmp_path):
     s = Searcher(tmp_path / "ix")
     queries = [(f"r{i}", " ".join(rng.choice(vocab[300:], 2))) for i in range(10)]  # rare terms: sparse
     queries += [(f"c{i}", " ".join(rng.choice(vocab[:5], 3))) for i in range(10)]  # common terms: dense
-    from sounding.search.layouts import Layout
+    from sounding.search import BM25Params
+    from sounding.search.queries import make_clauses
 
-    lay = Layout.named("flat")
-    setting = s._setting(lay, 0.9, 0.4, False)
+    params = BM25Params()
+    setting = s.settings.get(params)
     for k in (10, 1000):
         res = s.search(queries, k=k)
-        clauses = s._clauses(s._analyse_batch(tuple(t for _, t in queries), False, 0.5), lay, 0.9, 0.4, False)
+        clauses = make_clauses(s.collection, s.queries.analyse_batch(tuple(t for _, t in queries), False, 0.5),
+                               params.layout, setting, params.k1, False, s.settings.idf(False))
         ptr, c_field, c_term, c_weight = clauses[:4]
         for i in range(len(queries)):
             acc = np.zeros(s.index.n_docs)
             for c in range(ptr[i], ptr[i + 1]):
-                lo, hi = s._offsets[c_field[c], c_term[c]], s._offsets[c_field[c], c_term[c] + 1]
-                acc[s._docs[lo:hi]] += c_weight[c] * setting["impacts"][lo - setting["impact_base"]:hi - setting["impact_base"]]
+                lo, hi = s.collection.offsets[c_field[c], c_term[c]], s.collection.offsets[c_field[c], c_term[c] + 1]
+                acc[s.collection.docs[lo:hi]] += c_weight[c] * setting.impacts[lo - setting.impact_base:hi - setting.impact_base]
             hit = np.flatnonzero(acc)
             scores = acc[hit].astype(np.float32)
-            order = np.lexsort((-s._rank[hit].astype(np.int64), -scores))[:k]
+            order = np.lexsort((-s.collection.rank[hit].astype(np.int64), -scores))[:k]
             n = int(res.counts[i])
             assert n == len(order)
             assert np.array_equal(res.docs[i, :n], hit[order])
@@ -93,7 +95,7 @@ def test_sparse_and_dense_queries_match_a_numpy_reference(tmp_path):
 def test_impacts_in_blocks_and_released_pages_change_nothing(tmp_path, monkeypatch):
     """Impacts are computed block by block and the term-frequency pages are then dropped from
     memory; a later search that reads term frequencies again must see the same values."""
-    from sounding.search import searcher as searcher_module
+    from sounding.search import setting_build
 
     rng = np.random.default_rng(9)
     words = ["alpha", "beta", "gamma", "delta", "cell", "protein", "virus", "tumor", "gene"]
@@ -104,7 +106,7 @@ def test_impacts_in_blocks_and_released_pages_change_nothing(tmp_path, monkeypat
     fresh = Searcher(tmp_path / "ix")
     expected = {lay: fresh.search(queries, layout=lay, lucene_norms=True).to_run() for lay in ("flat", "multifield-max")}
     expected["plain"] = fresh.search(queries, layout="flat").to_run()
-    monkeypatch.setattr(searcher_module, "IMPACT_BLOCK", 1000)  # many blocks, page releases in between
+    monkeypatch.setattr(setting_build, "IMPACT_BLOCK", 1000)  # many blocks, page releases in between
     s = Searcher(tmp_path / "ix")
     assert s.search(queries, layout="flat").to_run() == expected["plain"]
     for lay in ("flat", "multifield-max"):  # these read term frequencies after their pages were dropped

@@ -25,6 +25,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Dataset": ("sounding.datasets", "Dataset"),
     "build_index": ("sounding.index", "build_index"),
     "Searcher": ("sounding.search", "Searcher"),
+    "BM25Params": ("sounding.search", "BM25Params"),
     "Results": ("sounding.search", "Results"),
     "evaluate": ("sounding.eval", "evaluate"),
     "read_run": ("sounding.eval", "read_run"),
@@ -53,7 +54,7 @@ __all__ = [
     # data
     "load_dataset", "Dataset", "Document", "Run", "Qrels",
     # engine
-    "build_index", "Searcher", "Results",
+    "build_index", "Searcher", "BM25Params", "Results",
     # evaluation
     "evaluate", "read_run", "write_run", "read_qrels", "compare", "Comparison",
     # experiments and reports

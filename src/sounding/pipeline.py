@@ -8,7 +8,7 @@ from .datasets import iter_corpus, load_dataset, load_queries
 from .errors import SoundingError
 from .index import BuildReport, build_index
 from .index.writer import estimate_bytes
-from .search import Results, Searcher
+from .search import BM25Params, Results, Searcher
 
 
 def default_analyzer(language: str | None) -> str:
@@ -40,11 +40,7 @@ def index_dataset(name_or_dir: str | Path, out: str | Path, *, analyzer: str | N
                        need_bytes=estimate_bytes(ds.corpus_path), memory=memory, postings=postings)
 
 
-def search_queries_file(index: str | Path, queries: str | Path, *, layout: str = "flat", k1: float = 0.9,
-                        b: float = 0.4, hits: int = 1000, threads: int = 1, lucene_norms: bool = False,
-                        title_weight: float | None = None, proximity: float = 0.0, typos: bool = False,
-                        anserini_ties: bool = False) -> Results:
-    """Search every query of a BEIR queries.jsonl[.gz] or a `qid<TAB>text` file."""
-    return Searcher(index).search(load_queries(queries), layout=layout, k1=k1, b=b, k=hits, threads=threads,
-                                  lucene_norms=lucene_norms, title_weight=title_weight, proximity=proximity,
-                                  typos=typos, anserini_ties=anserini_ties)
+def search_queries_file(index: str | Path, queries: str | Path, params: BM25Params | None = None, /, *,
+                        threads: int = 1, **options) -> Results:
+    """Search every query of a BEIR queries.jsonl[.gz] or a `qid<TAB>text` file (options as `Searcher.search`)."""
+    return Searcher(index).search(load_queries(queries), params, threads=threads, **options)

@@ -9,7 +9,7 @@ log(1 + relu)). Document weights are quantised to integer impacts, `impact = rin
 `scale = max w / (2^bits − 1)` over the corpus (bits 8 → uint8, 16 → uint16; weights that round to 0
 are dropped), and stored as CSR postings per vocabulary term like the BM25 index (offsets int64,
 docs uint32, impacts). Queries keep float weights. score(q, d) = scale · Σ_t q_t · impact_t(d),
-accumulated in float64 and ranked by a numba kernel ending in `_heap_push_topk` (score descending,
+accumulated in float64 and ranked by a numba kernel ending in `heap_push_topk` (score descending,
 ties by document id descending).
 
 Encoding is chunked and resumable like dense vectors (ROOT/<model>/<corpus>-uN.chunks/chunk-NNNNNN.npz,
@@ -35,8 +35,8 @@ import numpy as np
 from . import validate
 from .errors import SoundingError
 from .io import atomic_file, atomic_write
-from .search.searcher import Results
-from .search.topk import _heap_push_topk
+from .search.hits import Results
+from .search.kernels.selection import heap_push_topk
 
 FORMAT_NAME = "sounding-impacts"
 FORMAT_VERSION = 1
@@ -351,7 +351,7 @@ def impact_search(q_ptr, q_terms, q_weights, offsets, docs, impacts, scale, rank
             d = touched[i]
             final[d] = np.float32(acc[d] * scale)
             acc[d] = 0.0
-        out_n[q] = _heap_push_topk(touched, n_touched, final, rank, k, out_docs[q], out_scores[q])
+        out_n[q] = heap_push_topk(touched, n_touched, final, rank, k, out_docs[q], out_scores[q])
         for i in range(n_touched):
             final[touched[i]] = 0.0
     return 0

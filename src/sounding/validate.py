@@ -10,6 +10,8 @@ from .errors import SoundingError
 
 
 def _number(name: str, value) -> float:
+    if type(value) is float or type(value) is int:  # the common case, without the ABC check's cost
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise SoundingError(f"{name} must be a number, not {value!r}")
     return float(value)
@@ -45,6 +47,9 @@ def integer(name: str, value, *, low: int = 1) -> int:
     return int(value)
 
 
+DEFAULT_HITS = 1000  # hits per query unless a caller or a dataset's registry entry says otherwise (BEIR's depth)
+
+
 def hits(k, n_docs: int) -> tuple[int, bool]:
     """Hits per query: at least 1, capped at the number of documents (more cannot be returned;
     allocating for them could exhaust memory). Returns (k, whether it was capped)."""
@@ -58,4 +63,4 @@ def threads(value) -> int:
     return 1 if value is None else integer("threads", value)
 
 
-__all__ = ["bm25", "finite", "hits", "integer", "threads", "weight"]
+__all__ = ["DEFAULT_HITS", "bm25", "finite", "hits", "integer", "threads", "weight"]

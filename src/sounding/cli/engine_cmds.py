@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.progress import Progress
 
 from .app import app, exit_when_done
+from ..search.params import DEFAULT_B, DEFAULT_K1
+from ..validate import DEFAULT_HITS
 from .options import B, K1, Hits, LayoutName, LuceneNorms, Queries, RemoveSelfHits, RunFile, Tag, TitleWeight
 from .scale_cmds import RAY_HELP
 
@@ -99,9 +101,9 @@ def search_cmd(
     queries: Queries,
     run: RunFile,
     layout: LayoutName = "flat",
-    k1: K1 = 0.9,
-    b: B = 0.4,
-    hits: Hits = 1000,
+    k1: K1 = DEFAULT_K1,
+    b: B = DEFAULT_B,
+    hits: Hits = DEFAULT_HITS,
     threads: int = typer.Option(1, help="search threads (results do not depend on it)"),
     lucene_norms: LuceneNorms = False,
     title_weight: TitleWeight = None,
@@ -117,18 +119,17 @@ def search_cmd(
     searched shard by shard with merged statistics and an exact top-k merge: the same run file."""
     from ..datasets import load_queries
     from ..io import check_output_file
-    from ..search import Searcher
+    from ..search import BM25Params, Searcher
     from ..search.stream import search_to_run
 
     check_output_file(run)  # before the search: a bad --run fails in a second
+    params = BM25Params(layout=layout, k1=k1, b=b, k=hits, lucene_norms=lucene_norms, title_weight=title_weight,
+                        proximity=proximity, typos=typos, anserini_ties=anserini_ties)
     if ray or (index / "shards.json").is_file():  # a sharded index (scale.shards.SHARDS_FILE)
-        return _search_sharded(index, load_queries(queries), run, ray, num_cpus, tag, remove_self_hits,
-                               dict(layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
-                                    title_weight=title_weight, proximity=proximity, typos=typos,
-                                    anserini_ties=anserini_ties))
-    stats = search_to_run(Searcher(index), load_queries(queries), run, tag=tag, remove_self_hits=remove_self_hits,
-                          layout=layout, k1=k1, b=b, k=hits, threads=threads, lucene_norms=lucene_norms,
-                          title_weight=title_weight, proximity=proximity, typos=typos, anserini_ties=anserini_ties)
+        return _search_sharded(index, load_queries(queries), run, ray, num_cpus, tag, remove_self_hits, params,
+                               threads)
+    stats = search_to_run(Searcher(index), load_queries(queries), run, params, tag=tag,
+                          remove_self_hits=remove_self_hits, threads=threads)
     _notes(stats)
     console.print(f"{stats.queries:,} queries in {stats.search_seconds:.2f} s ({stats.queries_per_second:,.0f} q/s); "
                   f"setup {stats.setup_seconds:.2f} s (BM25 setting; compiled code loaded, or compiled once); "
@@ -138,7 +139,7 @@ def search_cmd(
 
 
 def _search_sharded(index: Path, items, run: Path, ray: str | None, num_cpus: int | None, tag: str,
-                    remove_self_hits: bool, options: dict) -> None:
+                    remove_self_hits: bool, params, threads: int) -> None:
     """`sounding search` on a sharded index: every shard, merged statistics, exact top-k merge."""
     from ..eval.trec import write_run
     from ..scale import ShardedSearcher
@@ -147,9 +148,9 @@ def _search_sharded(index: Path, items, run: Path, ray: str | None, num_cpus: in
         from ..scale.ray_backend import RayShardedSearcher, ray_session
 
         with ray_session(ray, num_cpus=num_cpus), RayShardedSearcher(index) as searcher:
-            results = searcher.search(items, **options)
+            results = searcher.search(items, params, threads=threads)
     else:
-        results = ShardedSearcher(index).search(items, **options)
+        results = ShardedSearcher(index).search(items, params, threads=threads)
     _notes(results)
     write_run(results.to_run(remove_self_hits=remove_self_hits), run, tag=tag)
     console.print(f"{len(results.qids):,} queries over {results.settings['n_shards']} shards in {results.seconds:.2f} s "

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SoundingError
+from ..validate import DEFAULT_HITS
 from .counts import split_files, verify_counts
 from .fetch import resolve
 from .readers import Document, iter_corpus, load_qrels, load_queries
@@ -23,6 +24,11 @@ class Dataset:
     split: str
     info: DatasetInfo | None = None
     verified: bool = True  # False: the counts differ from the registry's and the user chose to go on
+
+    @property
+    def depth(self) -> int:
+        """Hits per query unless asked otherwise: the registry entry's (Mr. TyDi 100), else DEFAULT_HITS."""
+        return self.info.depth if self.info is not None else DEFAULT_HITS
 
     def corpus(self) -> Iterator[Document]:
         """Stream the documents; a clear error when this copy has no corpus (e.g. Mr. TyDi topics only)."""

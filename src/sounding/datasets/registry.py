@@ -31,6 +31,7 @@ from pathlib import Path
 import platformdirs
 
 from ..errors import SoundingError
+from ..validate import DEFAULT_HITS
 
 
 def cache_home(home: str | Path | None = None) -> Path:
@@ -73,6 +74,7 @@ class DatasetInfo:
     parent: str | None = None  # cqadupstack sub-forums live inside cqadupstack.zip
     archive_root: str | None = None  # top folder inside the archive (default: the name)
     note: str = ""
+    depth: int = DEFAULT_HITS  # hits per query a run is made and scored at (BEIR 1000; Mr. TyDi's MRR@100: 100)
 
     @property
     def test_queries(self) -> int | None:
@@ -201,7 +203,7 @@ _MRTYDI_ROWS = [
         docs=docs, splits={"test": Split(*test), "dev": Split(*dev)},
         counts_source="docs: Anserini regression mrtydi-v1.1 index_stats; queries/qrels: PINS.tsv",
         licence="Apache-2.0 (castorini/mr.tydi README); built on TyDi QA",
-        archive_root=f"mrtydi-v1.1-{word}",
+        archive_root=f"mrtydi-v1.1-{word}", depth=100,
     )
     for lang, (word, docs, test, dev) in _MRTYDI.items()
 ]

@@ -8,7 +8,7 @@ same instruction sequence whatever the thread count, and runs are byte-identical
 threads. Top-k (`_select_topk`, numba) orders by score descending, then the document id's byte-order
 rank descending (trec_eval's order, the rank idea of the BM25 index): a score histogram finds a cut
 that keeps at least k candidates and only those are sorted, by one uint64 key (order-preserving float
-bits, rank). It returns exactly what `sounding.search.topk._heap_push_topk` returns (tested), ~15×
+bits, rank). It returns exactly what `sounding.search.kernels.selection.heap_push_topk` returns (tested), ~15×
 faster at k = 1,000 over a dense row, where the heap's sift-downs dominate.
 
 Memory: one (QUERY_BLOCK × n_docs) float32 score buffer per thread (100k docs: 12.8 MB; 2.7M: 345 MB).
@@ -25,8 +25,8 @@ import numpy as np
 
 from .. import validate
 from ..errors import SoundingError
-from ..search.searcher import Results
-from ..search.topk import _heap_push_topk
+from ..search.hits import Results
+from ..search.kernels.selection import heap_push_topk
 
 QUERY_BLOCK = 32
 DOC_BLOCK = 4096
@@ -49,7 +49,7 @@ def _select_topk(row, n, rank, k, out_docs, out_scores):
 
     A histogram of the scores (2,048 bins between min and max) gives a bin whose lower edge keeps at
     least k scores; only those candidates are sorted, by one uint64 key (order-preserving float32 bits
-    << 32 | byte-order rank). Same order as `_heap_push_topk` (tested), without its sift-downs, which
+    << 32 | byte-order rank). Same order as `heap_push_topk` (tested), without its sift-downs, which
     dominate at k = 1,000. NaN scores are never returned."""
     if n == 0 or k == 0:
         return 0
@@ -117,10 +117,10 @@ def _rows_topk(buf, n_rows, n_docs, rank, k, out_docs, out_scores, out_n):
 
 @nb.njit(nogil=True, cache=True)
 def _rows_topk_heap(buf, n_rows, n_docs, rank, k, out_docs, out_scores, out_n):
-    """The same with the BM25 searcher's heap (`_heap_push_topk`); kept as the reference order."""
+    """The same with the BM25 searcher's heap (`heap_push_topk`); kept as the reference order."""
     touched = np.arange(n_docs)
     for r in range(n_rows):
-        out_n[r] = _heap_push_topk(touched, n_docs, buf[r], rank, k, out_docs[r], out_scores[r])
+        out_n[r] = heap_push_topk(touched, n_docs, buf[r], rank, k, out_docs[r], out_scores[r])
 
 
 @contextlib.contextmanager

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..errors import SoundingError
+from ..search.params import DEFAULT_B, DEFAULT_K1
 from ..types import Run
+from ..validate import DEFAULT_HITS
 
 
 @dataclass
@@ -100,7 +102,7 @@ class Engine:
         """Open the index that `index` wrote into `workdir` (e.g. in a fresh process)."""
         raise NotImplementedError
 
-    def search(self, queries: dict[str, str], *, k: int = 1000, k1: float = 0.9, b: float = 0.4,
+    def search(self, queries: dict[str, str], *, k: int = DEFAULT_HITS, k1: float = DEFAULT_K1, b: float = DEFAULT_B,
                threads: int = 1, batch: bool = True) -> tuple[Run, float]:
         """Top-k per query as a Run, and the seconds of the engine's own search (conversion excluded)."""
         self._check_bound()

@@ -17,6 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import SoundingError
+from ..search.params import DEFAULT_B, DEFAULT_K1
 from .base import Engine, IndexStats, Run, dir_bytes, flat_text, package_version, per_query
 
 
@@ -25,7 +26,7 @@ class BM25SEngine(Engine):
     requirement = "pip install 'sounding[peers]' (bm25s, PyStemmer, numba)"
     modules = ("bm25s", "Stemmer", "numba")
 
-    def __init__(self, k1: float = 0.9, b: float = 0.4, backend: str = "numba") -> None:
+    def __init__(self, k1: float = DEFAULT_K1, b: float = DEFAULT_B, backend: str = "numba") -> None:
         super().__init__()
         self.k1, self.b, self.backend = k1, b, backend
         self._model = None

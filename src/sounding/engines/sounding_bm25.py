@@ -44,14 +44,16 @@ class SoundingEngine(Engine):
         self._searcher = Searcher(self.workdir / "index")
 
     def search_native(self, items, *, k, k1, b, threads, batch):
+        from ..search import BM25Params
+
         s = self._searcher
-        self.last_settings = dict(k1=k1, b=b, k=k, layout=self.layout, analyzer=s.index.analyzer)
+        params = BM25Params(layout=self.layout, k1=k1, b=b, k=k)
+        self.last_settings = dict(k1=params.k1, b=params.b, k=k, layout=self.layout, analyzer=s.index.analyzer)
         if batch:
             start = time.perf_counter()
-            res = s.search(items, layout=self.layout, k1=k1, b=b, k=k, threads=threads)
+            res = s.search(items, params, threads=threads)
             return [res], time.perf_counter() - start
-        return per_query(lambda q, t: s.search([(q, t)], layout=self.layout, k1=k1, b=b, k=k, threads=1),
-                         items, threads)
+        return per_query(lambda q, t: s.search([(q, t)], params), items, threads)
 
     def to_run(self, native, items) -> Run:
         run: Run = {q: {} for q, _ in items}

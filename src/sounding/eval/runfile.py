@@ -358,7 +358,7 @@ class DocIdTable:
     """Document ids as one UTF-8 byte array and line starts (docids.txt's layout), for the kernel."""
 
     def __init__(self, docids: Sequence[str]):
-        blob, starts = getattr(docids, "_blob", None), getattr(docids, "_starts", None)
+        blob, starts = getattr(docids, "blob", None), getattr(docids, "starts", None)
         if not isinstance(blob, bytes) or starts is None:
             blob = "\n".join(docids).encode("utf-8")
             newlines = np.flatnonzero(np.frombuffer(blob, np.uint8) == 0x0A)

@@ -149,10 +149,10 @@ class RayGrid:
 
         return build_impact_index_ray(ct, model, root, bits=bits, log=log, before_job=self.release_actors)
 
-    def search(self, queries, **kwargs):
+    def search(self, queries, params, /, *, threads: int = 1):
         """`Searcher.search` arguments; the exact merge of the shard actors' results."""
         if self.searcher is None:
             from ..scale.ray_backend import RayShardedSearcher
 
             self.searcher = RayShardedSearcher(self._index_dir)
-        return self.searcher.search(queries, **kwargs)
+        return self.searcher.search(queries, params, threads=threads)

@@ -315,8 +315,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
                  on_ray=None, gzip_runs: bool = False, searchers: dict | None = None,
                  judged: JudgedDocs | None = None, later: _Finisher | None = None) -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
-    k = hits or (100 if ds.info and ds.info.kind == "mrtydi" else 1000)
-    k_docs = min(k, max(1, index_info.get("n_docs") or k))  # no more hits than documents (memory)
+    k = hits or ds.depth  # each search caps it at the collection's size
     measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
     user_key = s.fingerprint(ds.name) if s.arm == "user" else ""  # None: a user system with no fingerprint
     key = _digest(index_info["key"], s.name, str(k), json.dumps(sorted(ds.queries.items())),
@@ -332,7 +331,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     extra: dict = {}
     results = None  # a Sounding search's arrays: its run file is written from them (same bytes, compiled)
     if s.arm == "bm25":
-        run, seconds, results = _search(ds, s, index_dir, k_docs, threads, on_ray, dicts=False, searchers=searchers)
+        run, seconds, results = _search(ds, s, index_dir, k, threads, on_ray, dicts=False, searchers=searchers)
     elif s.arm == "user":  # the user's own retriever or run file (experiment/user_systems.py)
         from .user_systems import run_user
 
@@ -340,7 +339,7 @@ def _run_setting(ds: Dataset, s: Setting, out: Path, index_dir: Path, index_info
     else:
         from .arms import ArmContext, run_arm
 
-        ctx = ArmContext(out=out, k=k_docs, threads=threads,
+        ctx = ArmContext(out=out, k=k, threads=threads,
                          bm25_run=lambda: _search(ds, Setting(), index_dir, k, threads, on_ray, searchers=searchers)[0],
                          log=log,
                          ray=on_ray)
@@ -410,9 +409,7 @@ def _search(ds: Dataset, s: Setting, index_dir: Path, k: int, threads: int, on_r
                 searcher = Searcher(index_dir)
                 if searchers is not None:
                     searchers[index_dir] = searcher
-        results = searcher.search(ds.queries, layout=s.layout, k1=s.k1, b=s.b, k=k, threads=threads,
-                                  lucene_norms=s.lucene_norms, anserini_ties=s.lucene_norms,
-                                  proximity=s.proximity, typos=s.typos)
+        results = searcher.search(ds.queries, s.bm25(k), threads=threads)
         if not on_ray:
             searcher.release_postings()  # the next setting may read other fields: their pages, not these, stay
         return results.to_run() if dicts or not hasattr(results, "write_run") else None, results.seconds, results

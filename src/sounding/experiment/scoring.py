@@ -235,14 +235,14 @@ def _crosscheck_results(qrels: Qrels, results, qids: list[str], last: Mapping[st
                         ms) -> CrosscheckReport:
     """pytrec_eval on the hits of `qids` that can reach the top CUT without the own hit, against our values."""
     from ..eval.arrayeval import top_candidates
-    from ..search.searcher import _hit_ids
+    from ..search.hits import hit_ids
 
     sub = {q: qrels[q] for q in qids}
     names = [q for q in qids if q in last]
     rows = np.array([last[q] for q in names], dtype=np.int64)
     docs, scores, kept = top_candidates(np.ascontiguousarray(results.docs), np.ascontiguousarray(results.scores),
                                         np.asarray(results.counts, dtype=np.int64), rows, CUT)
-    ids = _hit_ids(results.docids, docs, kept)
+    ids = hit_ids(results.docids, docs, kept)
     values = scores.tolist()
     run: Run = {}
     at = 0

@@ -5,8 +5,8 @@ from dataclasses import asdict, dataclass
 
 from ..errors import SoundingError
 from ..io import slug as model_slug
-from ..search.bm25 import PRESETS
-from ..search.layouts import LAYOUTS
+from ..search.layouts import KINDS, LAYOUTS
+from ..search.params import PRESETS, BM25Params
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,11 @@ class Setting:
     def describe(self) -> dict:
         return {**asdict(self), "k1": self.k1, "b": self.b, "setting": self.name}
 
+    def bm25(self, k: int) -> BM25Params:
+        """The BM25 search of this setting, top k (its Lucene rows with Anserini's tie handling: Pyserini's runs)."""
+        return BM25Params.preset(self.params, layout=self.layout, lucene_norms=self.lucene_norms,
+                                 anserini_ties=self.lucene_norms, proximity=self.proximity, typos=self.typos, k=k)
+
 
 def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[str, ...], what: str) -> list[str]:
     """'a,b' or ['a', 'b'] → checked list (order kept, duplicates dropped)."""
@@ -54,6 +59,7 @@ def parse_list(value: str | list[str] | tuple[str, ...] | None, allowed: tuple[s
     return items
 
 
+PEER_LAYOUT = LAYOUTS[0]  # the one layout comparator engines search: one field, title + text (Pyserini's "flat")
 DEFAULT_PROXIMITY = 0.05  # chosen by the sweep in docs/relevance.md (BM25F: every set at or above no-bonus)
 VARIANTS = ("proximity", "typos")
 # Arithmetic of Sounding's BM25 rows: "exact" (real-valued lengths, float64), "lucene" (Lucene's one-byte
@@ -72,10 +78,10 @@ def grid(engines: list[str], layouts: list[str], params: list[str], norms: str |
         raise SoundingError(f"unknown arithmetic {norms!r}; choose from: {', '.join(NORMS)}")
     out = []
     for engine in engines:
-        for layout in layouts if engine == "sounding" else ["flat"]:
-            if engine != "sounding" and "flat" not in layouts:
+        for layout in layouts if engine == "sounding" else [PEER_LAYOUT]:
+            if engine != "sounding" and PEER_LAYOUT not in layouts:
                 continue
-            lucene_ok = engine == "sounding" and layout != "bm25f"
+            lucene_ok = engine == "sounding" and KINDS[layout].lucene
             kinds = {"exact": [False], "lucene": [True], "both": [False, True]}[norms] if lucene_ok else [False]
             for p in params:
                 for lucene in kinds:

@@ -138,8 +138,7 @@ def with_reference(settings: list[Setting], users: list[UserSetting], bm25_asked
         return settings
     if not bm25_asked:
         settings = [REFERENCE]
-    ref = next((s for s in settings if s.engine == "sounding" and s.arm == "bm25" and s.layout == "flat"
-                and s.params == "anserini" and not s.proximity and not s.typos), None)
+    ref = next((s for s in settings if replace(s, lucene_norms=False) == REFERENCE), None)
     if ref is None:
         settings, ref = [REFERENCE, *settings], REFERENCE
     return [*settings, *(replace(u, reference=ref.name) for u in users)]

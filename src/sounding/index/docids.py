@@ -42,11 +42,12 @@ class DocIds(Sequence):
         return loaded
 
     @property
-    def _blob(self) -> bytes:
+    def blob(self) -> bytes:
+        """docids.txt's bytes: id i is blob[starts[i] : starts[i + 1] − 1] (compiled readers take these)."""
         return self._load()[0]
 
     @property
-    def _starts(self) -> np.ndarray:
+    def starts(self) -> np.ndarray:
         return self._load()[1]
 
     @property

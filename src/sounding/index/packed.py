@@ -131,7 +131,7 @@ def encode(lengths: np.ndarray, docs: np.ndarray, tfs: np.ndarray):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _get(words, base, i, w, mask):
+def get_bits(words, base, i, w, mask):
     bit = i * w
     at = base + (bit >> 5)
     x = np.uint64(words[at]) | (np.uint64(words[at + 1]) << np.uint64(32))
@@ -192,7 +192,7 @@ def block_tf(words, blk_start, blk_width, b, n, i):
     wd = np.int64(blk_width[b, 0])
     wt = np.int64(blk_width[b, 1])
     mt = (np.uint64(1) << np.uint64(wt)) - np.uint64(1)
-    return np.uint32(_get(words, blk_start[b] + ((n * wd + 31) >> 5), i, wt, mt) + np.uint64(1))
+    return np.uint32(get_bits(words, blk_start[b] + ((n * wd + 31) >> 5), i, wt, mt) + np.uint64(1))
 
 
 @nb.njit(nogil=True, cache=True)

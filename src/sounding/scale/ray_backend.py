@@ -31,13 +31,14 @@ import numpy as np
 
 from ..analysis import DEFAULT_ANALYZER
 from ..errors import SoundingError
+from ..search.params import BM25Params
 from .shards import (
     MergedResults,
     ShardHits,
     ShardReport,
     ShardSearcher,
     ShardSet,
-    _check_n_shards,
+    check_n_shards,
     build_shard,
     peak_rss_kb,
     prepare_out,
@@ -112,7 +113,7 @@ def build_shards_ray(corpus, out: str | Path, n_shards: int, *, analyzer: str = 
     (all CPUs) when none is initialised; use `ray_session` to choose.
     """
     ray = require_ray()
-    _check_n_shards(n_shards)
+    check_n_shards(n_shards)
     root = prepare_out(out).resolve()
     _cluster(ray)
     start = time.perf_counter()
@@ -185,9 +186,9 @@ class _ShardActor:
             self.key = (root, shard, content_hash)
         return os.getpid()
 
-    def search(self, shard_key: tuple, items, k: int, kwargs: dict) -> ShardHits:
+    def search(self, shard_key: tuple, items, params: BM25Params, threads: int) -> ShardHits:
         self.open(*shard_key)
-        return self.searcher.search(items, k=k, **kwargs)
+        return self.searcher.search(items, params, threads=threads)
 
     def peak_rss_kb(self) -> int:
         return peak_rss_kb()
@@ -233,16 +234,17 @@ class RayShardedSearcher:
         self.root, self.shard_set, self.keys, self.pids = root, shard_set, keys, pids
         return self
 
-    def search(self, queries, *, k: int = 1000, **kwargs) -> MergedResults:
+    def search(self, queries, params: BM25Params | None = None, /, *, threads: int = 1, **options) -> MergedResults:
         """Same arguments and result as `ShardedSearcher.search` (see `search_shards`)."""
-        merged = search_shards(self._search_parts, queries, k, kwargs)
+        merged = search_shards(lambda items, shard_params: self._search_parts(items, shard_params, threads), queries,
+                               BM25Params.of(params, **options))
         merged.settings["backend"] = "ray"
         return merged
 
-    def _search_parts(self, items, k: int, kwargs: dict) -> list[ShardHits]:
+    def _search_parts(self, items, params: BM25Params, threads: int) -> list[ShardHits]:
         ref = self.ray.put(items)  # shipped once, read by every actor
         try:
-            return self.ray.get([a.search.remote(key, ref, k, kwargs) for a, key in zip(self.actors, self.keys)])
+            return self.ray.get([a.search.remote(key, ref, params, threads) for a, key in zip(self.actors, self.keys)])
         except self.ray.exceptions.RayTaskError as e:
             cause = getattr(e, "cause", None)
             if isinstance(cause, SoundingError):

@@ -39,6 +39,7 @@ from ..analysis import DEFAULT_ANALYZER
 from ..errors import SoundingError
 from ..index import Index, build_index
 from ..index.format import FieldStats, crc32_file
+from ..search.params import BM25Params
 
 SHARDS_FILE = "shards.json"
 FORMAT_NAME = "sounding-shards"
@@ -89,7 +90,7 @@ class CorpusFile:
         return iter_corpus(self.path)
 
 
-def _check_n_shards(n_shards: int) -> None:
+def check_n_shards(n_shards: int) -> None:
     if not isinstance(n_shards, int) or n_shards < 1:
         raise SoundingError(f"number of shards must be a positive integer, not {n_shards!r}")
 
@@ -122,7 +123,7 @@ def build_shard(corpus, out: str | Path, shard: int, n_shards: int, *, analyzer:
     `corpus`: the shard's own documents (a list), or a zero-argument callable streaming the whole
     corpus, from which this shard's documents are picked by id.
     """
-    _check_n_shards(n_shards)
+    check_n_shards(n_shards)
     root = Path(out)
     counter: dict = {"seen": -1}
     if callable(corpus):
@@ -333,7 +334,7 @@ def build_shards(corpus, out: str | Path, n_shards: int, *, analyzer: str = DEFA
     shard at a time), or an iterable of documents (read once, held in memory, split by id).
     `progress(shard, n_docs_indexed)` if given.
     """
-    _check_n_shards(n_shards)
+    check_n_shards(n_shards)
     root = prepare_out(out)
     start = time.perf_counter()
     if callable(corpus):
@@ -415,14 +416,15 @@ class ShardSearcher:
         self.searcher = Searcher(ix, stats=stats)
         self.docid_bytes = np.array([d.encode("utf-8", "surrogatepass") for d in ix.docids], dtype=bytes)
 
-    def search(self, queries, *, k: int = 1000, **kwargs) -> ShardHits:
+    def search(self, queries, params: BM25Params | None = None, /, *, threads: int = 1, **options) -> ShardHits:
         cpu = time.process_time()
-        res = self.searcher.search(queries, k=k, **kwargs)
+        params = BM25Params.of(params, **options)
+        res = self.searcher.search(queries, params, threads=threads)
         counts = res.counts.astype(np.int64)
         mask = np.arange(res.docs.shape[1])[None, :] < counts[:, None]
         docs = res.docs[mask]
         scores = res.scores[mask]
-        keys = order_keys(scores, self.rank[docs], lucene_ties=bool(kwargs.get("lucene_ties")))
+        keys = order_keys(scores, self.rank[docs], lucene_ties=params.lucene_ties)
         ids = self.docid_bytes[docs]
         return ShardHits(list(res.qids), counts, scores, keys, ids, res.seconds, peak_rss_kb(), os.getpid(),
                          time.process_time() - cpu)
@@ -489,14 +491,17 @@ class ShardedSearcher:
         self.shards = [ShardSearcher(self.root, i, shard_set=self.shard_set, verify=verify)
                        for i in range(self.shard_set.n_shards)]
 
-    def search(self, queries, *, k: int = 1000, **kwargs) -> MergedResults:
-        return search_shards(lambda items, k, kw: [s.search(items, k=k, **kw) for s in self.shards],
-                             queries, k, kwargs)
+    def search(self, queries, params: BM25Params | None = None, /, *, threads: int = 1, **options) -> MergedResults:
+        """The exact top k of the whole collection for `params` (and `options`, as `Searcher.search`), each
+        shard searched in turn with `threads` threads."""
+        return search_shards(lambda items, shard_params: [s.search(items, shard_params, threads=threads)
+                                                          for s in self.shards],
+                             queries, BM25Params.of(params, **options))
 
 
-def search_shards(search_parts: Callable[[list, int, dict], list[ShardHits]], queries, k: int,
-                  kwargs: dict) -> MergedResults:
-    """What every sharded searcher does around `search_parts(items, k, kwargs)` (each shard's top k):
+def search_shards(search_parts: Callable[[list, BM25Params], list[ShardHits]], queries,
+                  params: BM25Params) -> MergedResults:
+    """What every sharded searcher does around `search_parts(items, shard_params)` (each shard's top k):
     merge the top k exactly, apply Anserini's tie handling when asked, and time it.
 
     Refused, because a shard cannot reproduce one index's results for them: `proximity` (it
@@ -504,16 +509,15 @@ def search_shards(search_parts: Callable[[list, int, dict], list[ShardHits]], qu
     (typo variants come from each shard's own vocabulary).
     """
     for name in ("proximity", "typos"):
-        if kwargs.get(name):
+        if getattr(params, name):
             raise SoundingError(f"{name} is not available on a sharded index: its results would differ from "
                                 "one index's; search an unsharded index")
-    kwargs = dict(kwargs)
-    ties = bool(kwargs.pop("anserini_ties", False))
+    k, ties = params.k, params.anserini_ties
     # as Searcher: with Anserini's ties every shard, then the merge, cut at k in Lucene's order
-    shard_kwargs = dict(kwargs, lucene_ties=True) if ties else kwargs
+    shard_params = params.replace(anserini_ties=False, lucene_ties=True) if ties else params
     items = query_items(queries)
     start = time.perf_counter()
-    parts = search_parts(items, k, shard_kwargs)
+    parts = search_parts(items, shard_params)
     t = time.perf_counter()
     merged = merge_topk(parts, k)
     if ties:
@@ -522,7 +526,7 @@ def search_shards(search_parts: Callable[[list, int, dict], list[ShardHits]], qu
     merged.seconds = time.perf_counter() - start
     merged.shard_seconds = [p.seconds for p in parts]
     merged.shard_cpu_seconds = [p.cpu_seconds for p in parts]
-    merged.settings = dict(kwargs, k=k, n_shards=len(parts), anserini_ties=ties)
+    merged.settings = dict(params.describe(), n_shards=len(parts))
     return merged
 
 
@@ -531,10 +535,10 @@ def anserini_ties(merged: MergedResults, k: int) -> MergedResults:
 
     It must run on the whole collection's top k (cut in Lucene's order), after the merge: it numbers
     ties across all of them. The rule itself stays in one place,
-    `search.ties.apply_anserini_ties`; ranking each query's candidates among themselves in docid
+    `search.kernels.ties.apply_anserini_ties`; ranking each query's candidates among themselves in docid
     byte order orders them as the whole collection's ranks would.
     """
-    from ..search.ties import apply_anserini_ties
+    from ..search.kernels.ties import apply_anserini_ties
 
     counts = np.array([len(d) for d in merged.docids], dtype=np.int64)
     width = max(1, int(counts.max(initial=0)))

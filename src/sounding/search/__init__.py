@@ -1,6 +1,24 @@
-"""BM25 search: scoring functions, layouts, compiled top-k kernels, the batch searcher."""
-from .bm25 import PRESETS
-from .layouts import LAYOUTS, Layout
-from .searcher import Results, Searcher
+"""BM25 search: settings (`BM25Params`), layouts, the batch searcher, compiled kernels (kernels/).
 
-__all__ = ["PRESETS", "LAYOUTS", "Layout", "Results", "Searcher"]
+Names are loaded on first use: `from sounding.search import BM25Params` loads neither numpy nor numba."""
+from __future__ import annotations
+
+import importlib
+
+_LAZY = {
+    "BM25Params": "params", "PRESETS": "params", "DEFAULT_K1": "params", "DEFAULT_B": "params",
+    "LAYOUTS": "layouts", "Layout": "layouts", "Results": "hits", "Searcher": "searcher",
+}
+__all__ = ["BM25Params", "DEFAULT_B", "DEFAULT_K1", "LAYOUTS", "Layout", "PRESETS", "Results", "Searcher"]
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'sounding.search' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

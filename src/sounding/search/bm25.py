@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-PRESETS = {"anserini": (0.9, 0.4), "lucene": (1.2, 0.75)}
-
 
 def idf(doc_freq: np.ndarray, doc_count: int) -> np.ndarray:
     df = np.asarray(doc_freq, dtype=np.float64)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from .params import BM25Params
+
 BATCH = 256  # queries a batch: ~3 MB of top-1000 arrays and ~10 MB of text
 
 
@@ -43,11 +45,12 @@ class RunStats:
         return self.lines / self.write_seconds if self.write_seconds else float("inf")
 
 
-def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str]], path: str | os.PathLike, *,
-                  tag: str = "sounding", remove_self_hits: bool = False, batch: int = BATCH, gz: bool | None = None,
-                  **options) -> RunStats:
-    """Search `queries` with `searcher` (options as `Searcher.search`) and write the run to `path`
-    (atomically; gzip for a `.gz` name or `gz=True`). A qid given twice keeps its last text, as a dict would."""
+def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str]], path: str | os.PathLike,
+                  params: BM25Params | None = None, /, *, tag: str = "sounding", remove_self_hits: bool = False,
+                  batch: int = BATCH, gz: bool | None = None, threads: int = 1, **options) -> RunStats:
+    """Search `queries` with `searcher` for the BM25 setting `params` (and `options`, as `Searcher.search`)
+    and write the run to `path` (atomically; gzip for a `.gz` name or `gz=True`). A qid given twice keeps its
+    last text, as a dict would."""
     from ..eval.runfile import RunWriter
 
     start = time.perf_counter()
@@ -55,8 +58,9 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     order = sorted(items)
     stats = RunStats(Path(path), len(order))
     ix = searcher.index
-    # no query: the options checked, the BM25 setting made and the kernels loaded before any thread starts
-    checked = searcher.search([], **options)
+    params = BM25Params.of(params, **options)
+    # no query: the BM25 setting made and the kernels loaded before any thread starts
+    checked = searcher.search([], params, threads=threads)
     stats.settings, stats.setup_seconds = dict(checked.settings), checked.setup_seconds
 
     def write(res) -> None:
@@ -77,21 +81,20 @@ def search_to_run(searcher, queries: Mapping[str, str] | Iterable[tuple[str, str
     # and makes the lists of the BM25 setting it reads (compiled, one thread). Making those lists in the
     # searching thread instead cost 0.2-0.6 s of a whole NQ-size search (synthetic, 3,452 queries; medians of
     # 7 and 8 alternated fresh runs 5.23 and 5.09 s against 5.85 and 5.30 s; see docs/benchmarks.md).
-    with RunWriter(path, lambda: ix.docids, searcher._rank, tag=tag, gz=gz) as writer, \
+    with RunWriter(path, lambda: ix.docids, searcher.rank, tag=tag, gz=gz) as writer, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-run-writer") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="sounding-prepare") as ahead:
         # the ids read and the formatter loaded (or compiled) in the writer's thread, beside the first batch: set-up
         warming = pending = pool.submit(writer.warm)
-        typos = dict(typos=options.get("typos", False), typo_factor=options.get("typo_factor", 0.5))
         prepared, formatting, formatted_here = None, False, 0.0
         for i, a in enumerate(range(0, len(order), batch)):
             if prepared is None:  # the first batch: analysed here (its lists made by its search, in all cores)
-                searcher.analyse(batch_items(a), **typos)
+                searcher.analyse(batch_items(a), params)
             else:
                 stats.setup_seconds += prepared.result()
             if a + batch < len(order):
-                prepared = ahead.submit(searcher.prepare, batch_items(a + batch), **options)
-            res = searcher.search(batch_items(a), **options)
+                prepared = ahead.submit(searcher.prepare, batch_items(a + batch), params)
+            res = searcher.search(batch_items(a), params, threads=threads)
             stats.search_seconds += res.seconds
             stats.setup_seconds += res.setup_seconds
             if i == 0:

@@ -9,10 +9,20 @@ microseconds (numpy's per-call overhead made it the largest cost of query-at-a-t
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 DEFAULT, LUCENE, BM25F = 0, 1, 2  # weight arithmetic
+
+
+class Clauses(NamedTuple):
+    """Per query q, clauses q_ptr[q]..q_ptr[q+1]: field, term, weight (build_clauses)."""
+    q_ptr: np.ndarray
+    field: np.ndarray
+    term: np.ndarray
+    weight: np.ndarray
 
 
 @nb.njit(cache=True)

@@ -1,6 +1,6 @@
 """The pruned kernel of the layouts whose clauses fall in groups (bm25f, multifield-max): the document
 windows and MaxScore pruning of windowed.py, with each document's sums made in the order the
-term-at-a-time kernels (topk.search_bm25f, topk.search_sum) make them, so the same bits.
+term-at-a-time kernels (exhaustive.search_bm25f, exhaustive.search_sum) make them, so the same bits.
 
 A *unit* is what pruning keeps or skips whole: for BM25F one query term (its field clauses are
 merged into one pseudo term frequency x = Σ_f w_f·tf_f/B_f, then saturated: idf·x·(k1+1)/(x+k1));
@@ -42,11 +42,11 @@ import numba as nb
 import numpy as np
 from numba.extending import overload
 
-from ..index.packed import decode_list
+from ...index.packed import decode_list
 from .bounds import BLOCK_SHIFT
-from .topk import _emit, _f32_bits
-from .windowed import (PRUNE_SLACK, _listed, _lower_bound, _lucene_part, _max_clauses, _raise_theta, _rank_ties,
-                       _window_end)
+from .selection import emit, f32_bits
+from .window import (PRUNE_SLACK, listed, lower_bound, lucene_part, most_clauses, raise_theta, rank_ties,
+                     window_end)
 
 # Block maxima are float32 values of tf/(tf + norm) or tf·(1/B); a score part is computed from the
 # same inputs in float64 (or other float32 steps): it may exceed the bound made from the rounded
@@ -65,7 +65,7 @@ _ONE = np.uint64(1)
 
 def query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
     """Each clause's postings as a range of one documents array and one tfs array: raw postings in
-    place; packed ones (windowed_packed.PackedHeld) copied from the lists held decoded, or decoded,
+    place; packed ones (postings.PackedHeld) copied from the lists held decoded, or decoded,
     one after another into dbuf, tbuf (long enough for the query)."""
     raise NotImplementedError  # compiled only: see the overload below
 
@@ -81,7 +81,7 @@ def _query_lists(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
             return postings[1], postings[2]
         return raw
 
-    if len(postings.types) == 9:  # packed, some lists held decoded (windowed_packed.PackedHeld): copied
+    if len(postings.types) == 9:  # packed, some lists held decoded (postings.PackedHeld): copied
         def held(postings, f_arr, t_arr, first, n_cl, start, end, dbuf, tbuf):
             offsets, first_block, blk_last, blk_start, blk_width, words, h_at, hdocs, htfs = postings
             at = 0
@@ -122,7 +122,7 @@ def _block_of(postings, f, t, s, max_base):
 
 @nb.njit(nogil=True, cache=True)
 def _mf_part(w, tf, norm, lucene):
-    """A multifield-max clause's share of a posting, as topk.search_sum makes it. Scalars only, so a call
+    """A multifield-max clause's share of a posting, as exhaustive.search_sum makes it. Scalars only, so a call
     changes no reference count; not inlined by numba (LLVM inlines it), as numba's inlining of it into
     mf_value's overload trips its IR checks (NumbaIRAssumptionWarning)."""
     if lucene:
@@ -188,17 +188,17 @@ def _add_unit(bm25f, first, ua, uz, start, js, n, c_field, c_weight, c_group, c_
         if bm25f:
             y = 0.0
             for i in range(ua, uz):
-                at = _lower_bound(docs, lo[i], hi[i], np.uint32(d))
+                at = lower_bound(docs, lo[i], hi[i], np.uint32(d))
                 if at < hi[i] and np.int64(docs[at]) == d:
                     y = y + c_weight[first + i] * tfs[at] * norms[c_field[first + i], d]
             if y != 0.0:
                 acc[0, j] += c_idf[first + ua] * y * (k1 + 1.0) / (y + k1)
             continue
-        at = _lower_bound(docs, lo[ua], hi[ua], np.uint32(d))
+        at = lower_bound(docs, lo[ua], hi[ua], np.uint32(d))
         if at < hi[ua] and np.int64(docs[at]) == d:
             c = first + ua
             if lucene and ys.shape[0]:
-                acc[c_group[c], j] += _lucene_part(c_weight[c], ys[at - y_base])
+                acc[c_group[c], j] += lucene_part(c_weight[c], ys[at - y_base])
             else:
                 acc[c_group[c], j] += _mf_part(c_weight[c], tfs[at], norms[c_field[c], d], lucene)
 
@@ -237,7 +237,7 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                 best = acc[0, j] + rest[0, r]
                 for g in range(1, n_acc):
                     best = max(best, acc[g, j] + rest[g, r])
-                if _f32_bits(best * PRUNE_SLACK) >= theta:
+                if f32_bits(best * PRUNE_SLACK) >= theta:
                     kept += 1
                     wbits[j >> 6] |= _ONE << np.uint64(j & 63)
                 else:
@@ -268,11 +268,11 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                         a = acc[row, j]
                         wtouched[np.uint64(nt)] = np.int64(j)
                         nt += (a == 0.0) & (acc[other, j] == 0.0)
-                        acc[row, j] = a + _lucene_part(w, ys[p - u_base])
+                        acc[row, j] = a + lucene_part(w, ys[p - u_base])
                 else:
-                    for h in range(_listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)):
+                    for h in range(listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)):
                         p = np.uint64(hits[h])
-                        acc[row, np.uint64(docs[p]) - u_start] += _lucene_part(w, ys[p - u_base])
+                        acc[row, np.uint64(docs[p]) - u_start] += lucene_part(w, ys[p - u_base])
             elif essential:
                 for p in range(np.uint64(cursor[ua]), np.uint64(ends[ua])):
                     d = np.uint64(docs[p])
@@ -282,7 +282,7 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                     nt += (a == 0.0) & (acc[other, j] == 0.0)
                     acc[row, j] = a + mf_value(postings, w, tfs, ys, u_base, p, norms, nf, d, lucene)
             else:
-                for h in range(_listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)):
+                for h in range(listed(docs, cursor[ua], ends[ua], u_start, wbits, hits)):
                     p = np.uint64(hits[h])
                     d = np.uint64(docs[p])
                     acc[row, d - u_start] += mf_value(postings, w, tfs, ys, u_base, p, norms, nf, d, lucene)
@@ -309,7 +309,7 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                     n_p += y == 0.0
                     pseudo[j] = y + w * tfs[p] * norm_at(postings, ys, u_base, p, norms, nf, d)
             else:
-                for h in range(_listed(docs, cursor[i], ends[i], u_start, wbits, hits)):
+                for h in range(listed(docs, cursor[i], ends[i], u_start, wbits, hits)):
                     p = np.uint64(hits[h])
                     d = np.uint64(docs[p])
                     j = d - u_start
@@ -332,7 +332,7 @@ def _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_
                 nt += a == 0.0
                 acc[row, j] = a + idf * y * (k1 + 1.0) / (y + k1)
         else:
-            for h in range(_listed(docs, cursor[uz - 1], ends[uz - 1], u_start, wbits, hits)):
+            for h in range(listed(docs, cursor[uz - 1], ends[uz - 1], u_start, wbits, hits)):
                 p = np.uint64(hits[h])
                 d = np.uint64(docs[p])
                 j = d - u_start
@@ -366,7 +366,7 @@ def _unit_bound(bm25f, y, x, w, k1, lucene, y_maxima):
     if x == 0.0:
         return 0.0
     if lucene:
-        return _lucene_part(w, x if y_maxima else _F32_ONE + x) * BOUND_SLACK
+        return lucene_part(w, x if y_maxima else _F32_ONE + x) * BOUND_SLACK
     return w * np.float64(x) * BOUND_SLACK
 
 
@@ -397,7 +397,7 @@ def _exact_sums(c_field, c_weight, first, n_cl, min_y):
     for i in range(n_cl):
         w32 = np.float32(c_weight[first + i])
         total += np.float64(w32)
-        lowest = min(lowest, _lucene_part(w32, min_y[c_field[first + i]]))
+        lowest = min(lowest, lucene_part(w32, min_y[c_field[first + i]]))
     if not lowest >= 2.0 ** -100:  # 0 (a part may round to 0), or too near float32's subnormals
         return False
     e = math.frexp(lowest)[1]  # lowest = f·2^e, f in [0.5, 1)
@@ -408,7 +408,7 @@ def _exact_sums(c_field, c_weight, first, n_cl, min_y):
 def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, lucene, ys, y_base, min_y, maxima,
                    max_base, lookup_ratio, order_ulps, ranking, out, acc, wbits, wtouched, pseudo, ptouched, selection, dbuf, tbuf):
     """Top k per query of the bm25f layout (`bm25f`) or the multifield-max one, the same bits as
-    topk.search_bm25f / topk.search_sum with combine_max (their arguments: `clauses` in their
+    exhaustive.search_bm25f / exhaustive.search_sum with combine_max (their arguments: `clauses` in their
     order, `c_group`, `c_idf`, `norms`, `lucene`), with pruning.
 
     `ys[p − y_base]`: Lucene's y = 1 + float32(tf)·(1/norm) of raw posting p (bounds.fill_lists, LUCENE_Y),
@@ -430,7 +430,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     sel, tmp, hist = selection
     n_docs = rank.shape[0]
     window = acc.shape[1]
-    max_clauses = _max_clauses(q_ptr)
+    max_clauses = most_clauses(q_ptr)
     cursor = np.empty(max_clauses, np.int64)  # each clause's first posting in the window
     ends = np.empty(max_clauses, np.int64)  # its first posting past the window
     lend = np.empty(max_clauses, np.int64)  # its list's end
@@ -449,7 +449,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
     compact_at = max(2 * k, 1024)
     keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
     redo = np.empty(window, np.int64)  # a window's documents to sum again in the query's order
-    hits = np.empty(window, np.int64)  # a unit's postings of listed documents, in a window (_listed)
+    hits = np.empty(window, np.int64)  # a unit's postings of listed documents, in a window (listed)
     y_maxima = lucene and ys.shape[0] > 0
     impacts = not bm25f and not lucene and ys.shape[0] > 0 and ys.itemsize == 8  # float64 impacts: IMPACT_ULPS
     read = 0
@@ -487,7 +487,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
             stop = start + window
             for i in range(n_cl):
                 p = cursor[i]
-                e = _window_end(docs, p, lend[i], stop)
+                e = window_end(docs, p, lend[i], stop)
                 ends[i] = e
                 x = np.float32(0.0)
                 if e > p:
@@ -512,7 +512,7 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                     most = rest[0, n_essential - 1]
                     for g in range(1, n_acc):
                         most = max(most, rest[g, n_essential - 1])
-                    if _f32_bits(most * PRUNE_SLACK) >= theta:
+                    if f32_bits(most * PRUNE_SLACK) >= theta:
                         break
                     n_essential -= 1
             nt, got = _score_window(bm25f, first, n_u, n_essential, order, ustart, rest, theta, n_acc, start, c_field,
@@ -532,10 +532,10 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                     s = max(s, acc[g, j])
                     acc[g, j] = 0.0
                 wbits[j >> np.uint64(6)] = 0
-                bits = _f32_bits(s)
+                bits = f32_bits(s)
                 if check:
-                    upper = _f32_bits(s * (1.0 + eps))
-                    again = upper >= theta and upper != _f32_bits(s * (1.0 - eps))
+                    upper = f32_bits(s * (1.0 + eps))
+                    again = upper >= theta and upper != f32_bits(s * (1.0 - eps))
                     redo[n_redo] = np.int64(j)
                     n_redo += again
                     keep = not again
@@ -547,13 +547,13 @@ def search_grouped(clauses, c_group, c_idf, bm25f, k1, n_acc, postings, norms, l
                 j = redo[x]
                 s = _exact_score(bm25f, first, n_u, ustart, start + j, c_field, c_weight, c_group, c_idf, k1,
                                  docs, tfs, norms, lucene, ys, y_base, cursor, ends, sums, n_acc, one)
-                bits = _f32_bits(s)
+                bits = f32_bits(s)
                 keys[m] = (bits << np.uint64(32)) | np.uint64(start + j)
                 m += bits >= theta
             for i in range(n_cl):
                 cursor[i] = ends[i]
             if m >= compact_at:
-                keys, m, theta = _raise_theta(keys, m, k, hist, window)
-        _rank_ties(keys, m, rank, rank_bits)
-        out_n[q] = _emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
+                keys, m, theta = raise_theta(keys, m, k, hist, window)
+        rank_ties(keys, m, rank, rank_bits)
+        out_n[q] = emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
     return read

@@ -26,53 +26,20 @@ speed holding the lists asked for twice, 0.80-1.03 holding all; filling all took
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
-from ..index.packed import BLOCK, BLOCK_SHIFT, _get, decode_block, decode_list
-from .topk import _emit, _f32_bits
-from .windowed import (PRUNE_SLACK, _clause_bound, _close_window, _drop_hopeless, _lower_bound, _max_clauses,
-                       _raise_theta, _rank_ties, _window_end)
+from ...index.packed import BLOCK, BLOCK_SHIFT, decode_block, decode_list, get_bits
+from .postings import Held, PackedPostings
+from .selection import emit, f32_bits
+from .window import (PRUNE_SLACK, clause_bound, close_window, drop_hopeless, lower_bound, most_clauses,
+                     raise_theta, rank_ties, window_end)
 
 _F32_ONE = np.float32(1.0)
 _ONE = np.uint64(1)
 CACHE_BYTES = 384 << 20  # decoded lists held per BM25 setting: a document id and an impact, 8 bytes a posting
 CACHE_MIN_READS = 1  # a list is decoded whole once this many clauses have asked for it (1: measured best)
-
-
-class PackedPostings(NamedTuple):
-    """Packed postings (index/packed.py): offsets, first block of each term, and the block arrays."""
-    offsets: np.ndarray
-    first_block: np.ndarray
-    blk_last: np.ndarray
-    blk_start: np.ndarray
-    blk_width: np.ndarray
-    words: np.ndarray
-
-
-class Held(NamedTuple):
-    """Lists held decoded (ListCache): per clause of the batch, its list's first posting in `docs`/`vals`
-    (−1: read from the packed blocks), and the arena: document ids and values (an impact tf / (tf + norm),
-    Lucene's float32 tf·(1/norm), or for the grouped kernels the term frequency)."""
-    at: np.ndarray
-    docs: np.ndarray
-    vals: np.ndarray
-
-
-class PackedHeld(NamedTuple):
-    """Packed postings with lists held decoded as document ids and term frequencies (a ListCache of
-    tfs), for the grouped kernels (grouped.query_lists): PackedPostings' fields, then Held's."""
-    offsets: np.ndarray
-    first_block: np.ndarray
-    blk_last: np.ndarray
-    blk_start: np.ndarray
-    blk_width: np.ndarray
-    words: np.ndarray
-    at: np.ndarray
-    docs: np.ndarray
-    tfs: np.ndarray
 
 
 @nb.njit(nogil=True, cache=True)
@@ -162,16 +129,6 @@ class ListCache:
         return Held(at, self.docs, self.vals)
 
 
-def held_lists(setting: dict, postings: PackedPostings, lucene: bool, c_field, c_term, a: int, z: int,
-               tf_dtype=None) -> Held:
-    """Held (ListCache.held) for clauses a..z−1, from the setting's cache (made on first use: one per BM25
-    setting, since the values are its impacts; term frequencies of `tf_dtype` if given)."""
-    cache = setting.get("held_lists")
-    if cache is None:  # two threads may both make one: the first kept is used by all
-        cache = setting.setdefault("held_lists", ListCache(postings, setting["norms"], lucene, CACHE_BYTES, tf_dtype))
-    return cache.held(c_field, c_term, a, z)
-
-
 @nb.njit(nogil=True, cache=True, inline="always")
 def _block_size(b, b0, length):
     return min(BLOCK, length - ((b - b0) << BLOCK_SHIFT))
@@ -196,11 +153,11 @@ def _seek(postings, i, target, cb, cpos, ctarget, bend, b0, plen, dbuf):
     if b >= bend[i]:
         return
     if np.int64(blk_last[b]) < target:
-        cb[i] = _window_end(blk_last, b + 1, bend[i], target)
+        cb[i] = window_end(blk_last, b + 1, bend[i], target)
         cpos[i] = -1
         ctarget[i] = target
     elif cpos[i] >= 0:
-        cpos[i] = _lower_bound(dbuf[i], cpos[i], _block_size(b, b0[i], plen[i]), np.uint32(target))
+        cpos[i] = lower_bound(dbuf[i], cpos[i], _block_size(b, b0[i], plen[i]), np.uint32(target))
     else:
         ctarget[i] = max(ctarget[i], target)
 
@@ -210,7 +167,7 @@ def _ensure(postings, i, cb, cpos, ctarget, bend, b0, plen, dbuf, tbuf):
     """Decode clause i's current block into its buffer row if it is not there yet."""
     if cpos[i] < 0 and cb[i] < bend[i]:
         _load(postings, i, cb[i], b0[i], plen[i], dbuf, tbuf)
-        cpos[i] = _lower_bound(dbuf[i], 0, _block_size(cb[i], b0[i], plen[i]), np.uint32(ctarget[i]))
+        cpos[i] = lower_bound(dbuf[i], 0, _block_size(cb[i], b0[i], plen[i]), np.uint32(ctarget[i]))
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -232,12 +189,12 @@ def _find(postings, d, b, b0, length):
     md = (_ONE << np.uint64(wd)) - _ONE
     x = np.int64(blk_last[b - 1]) if b > b0 else np.int64(-1)
     for i in range(n):
-        x += np.int64(_get(words, base, i, wd, md)) + 1
+        x += np.int64(get_bits(words, base, i, wd, md)) + 1
         if x >= d:
             if x == d:
                 wt = np.int64(blk_width[b, 1])
                 mt = (_ONE << np.uint64(wt)) - _ONE
-                return np.uint32(_get(words, base + ((n * wd + 31) >> 5), i, wt, mt) + _ONE)
+                return np.uint32(get_bits(words, base + ((n * wd + 31) >> 5), i, wt, mt) + _ONE)
             return np.uint32(0)
     return np.uint32(0)
 
@@ -255,7 +212,7 @@ def _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, ctarget, bend
     u_start = np.uint64(start)
     while b < bend[i]:
         n = _block_size(b, b0[i], plen[i])
-        e = n if np.int64(blk_last[b]) < stop else _lower_bound(dbuf[i], pos, n, np.uint32(stop))
+        e = n if np.int64(blk_last[b]) < stop else lower_bound(dbuf[i], pos, n, np.uint32(stop))
         read += e - pos
         if essential:
             for x in range(np.uint64(pos), np.uint64(e)):
@@ -287,7 +244,7 @@ def _scan(postings, i, stop, start, f, w, norms, lucene, cb, cpos, ctarget, bend
 def _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, essential):
     """A held list's postings p..e−1 (the window's), as the raw kernel reads its own: essential, every one
     is added (first touches listed); else only to documents whose bit is set. A posting adds what
-    _clause_bound makes of its held value (w·impact, or Lucene's float32 steps). Returns nt."""
+    clause_bound makes of its held value (w·impact, or Lucene's float32 steps). Returns nt."""
     u_start = np.uint64(start)
     if essential and lucene:  # four loops, each without a branch on the arithmetic
         for x in range(np.uint64(p), np.uint64(e)):
@@ -295,7 +252,7 @@ def _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, 
             a = wacc[j]
             wtouched[np.uint64(nt)] = np.int64(j)
             nt += a == 0.0  # scores are > 0: zero marks a first touch
-            wacc[j] = a + _clause_bound(w, hvals[x], True)
+            wacc[j] = a + clause_bound(w, hvals[x], True)
     elif essential:
         for x in range(np.uint64(p), np.uint64(e)):
             j = np.uint64(hdocs[x]) - u_start
@@ -307,7 +264,7 @@ def _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, 
         for x in range(np.uint64(p), np.uint64(e)):
             j = np.uint64(hdocs[x]) - u_start
             if (wbits[j >> np.uint64(6)] >> (j & np.uint64(63))) & _ONE:
-                wacc[j] += _clause_bound(w, hvals[x], True)
+                wacc[j] += clause_bound(w, hvals[x], True)
     else:
         for x in range(np.uint64(p), np.uint64(e)):
             j = np.uint64(hdocs[x]) - u_start
@@ -332,7 +289,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
     h_at, hdocs, hvals = held
     n_docs = rank.shape[0]
     window = wacc.shape[0]
-    max_clauses = _max_clauses(q_ptr)
+    max_clauses = most_clauses(q_ptr)
     cb = np.empty(max_clauses, np.int64)  # each clause's current block (decoded in its buffer row)
     cpos = np.empty(max_clauses, np.int64)  # its next posting in that block (−1: the block is not decoded yet)
     ctarget = np.empty(max_clauses, np.int64)  # with cpos −1: the cursor is at the block's first document ≥ this
@@ -371,14 +328,14 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                 eb[i] = -1  # nothing in the window
                 if hat[i] >= 0:
                     p = hp[i]
-                    e = _window_end(hdocs, p, hat[i] + plen[i], stop)
+                    e = window_end(hdocs, p, hat[i] + plen[i], stop)
                     he[i] = e
                     if e > p:
                         eb[i] = b0[i] + ((e - 1 - hat[i]) >> BLOCK_SHIFT)
                         x = np.float32(0.0)
                         for bb in range(b0[i] + ((p - hat[i]) >> BLOCK_SHIFT), eb[i] + 1):
                             x = max(x, maxima[bb])
-                        bound = _clause_bound(c_weight[c], x, lucene)
+                        bound = clause_bound(c_weight[c], x, lucene)
                     rest[i] = rest[i + 1] + bound
                     continue
                 _seek(postings, i, start, cb, cpos, ctarget, bend, b0, plen, dbuf)
@@ -391,16 +348,16 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                     maybe = b == b0[i] or np.int64(blk_last[b - 1]) + 1 < stop
                 if maybe:
                     e = cb[i] if np.int64(blk_last[cb[i]]) >= stop else min(
-                        _window_end(blk_last, cb[i] + 1, bend[i], stop), bend[i] - 1)
+                        window_end(blk_last, cb[i] + 1, bend[i], stop), bend[i] - 1)
                     eb[i] = e
                     x = np.float32(0.0)
                     for bb in range(cb[i], e + 1):
                         x = max(x, maxima[bb])
-                    bound = _clause_bound(c_weight[c], x, lucene)
+                    bound = clause_bound(c_weight[c], x, lucene)
                 rest[i] = rest[i + 1] + bound
             n_essential = n_cl  # clauses from n_essential on cannot bring a new document in
             if prune and theta > 0:
-                while n_essential > 0 and _f32_bits(rest[n_essential - 1] * PRUNE_SLACK) < theta:
+                while n_essential > 0 and f32_bits(rest[n_essential - 1] * PRUNE_SLACK) < theta:
                     n_essential -= 1
             nt = 0
             for i in range(n_essential):  # every posting; remember first touches
@@ -417,7 +374,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                 read += r
             if n_essential < n_cl and nt > 0:
                 for i in range(n_essential, n_cl):  # the rest only add to the documents found
-                    nt = _drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits)
+                    nt = drop_hopeless(rest[i], theta, wacc, wtouched, nt, wbits)
                     if nt == 0:
                         break
                     if eb[i] < 0:
@@ -431,9 +388,9 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                             read += nt
                             for x in range(nt):
                                 j = wtouched[x]
-                                at = _lower_bound(hdocs, p, e, np.uint32(start + j))
+                                at = lower_bound(hdocs, p, e, np.uint32(start + j))
                                 if at < e and np.int64(hdocs[at]) == start + j:
-                                    wacc[j] += _clause_bound(w, hvals[at], lucene)
+                                    wacc[j] += clause_bound(w, hvals[at], lucene)
                         else:
                             nt = _scan_held(hdocs, hvals, p, e, start, w, lucene, wacc, wtouched, nt, wbits, False)
                             read += e - p
@@ -443,12 +400,12 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                         for x in range(nt):
                             j = wtouched[x]
                             d = start + j
-                            bb = cb[i] if np.int64(blk_last[cb[i]]) >= d else _window_end(
+                            bb = cb[i] if np.int64(blk_last[cb[i]]) >= d else window_end(
                                 blk_last, cb[i] + 1, eb[i] + 1, d)
                             if bb > eb[i]:
                                 continue
                             if bb == cb[i] and cpos[i] >= 0:
-                                at = _lower_bound(dbuf[i], cpos[i], n_cur, np.uint32(d))
+                                at = lower_bound(dbuf[i], cpos[i], n_cur, np.uint32(d))
                                 tf = tbuf[i, at] if at < n_cur and np.int64(dbuf[i, at]) == d else np.uint32(0)
                             else:
                                 tf = _find(postings, d, bb, b0[i], plen[i])
@@ -461,11 +418,11 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
             for i in range(n_cl):  # held lists move past the window (the others seek at the next one)
                 if hat[i] >= 0:
                     hp[i] = he[i]
-            m = _close_window(wacc, wbits, wtouched, nt, start, keys, m, theta)
+            m = close_window(wacc, wbits, wtouched, nt, start, keys, m, theta)
             if m >= compact_at:
-                keys, m, theta = _raise_theta(keys, m, k, hist, window)
-        _rank_ties(keys, m, rank, rank_bits)
-        out_n[q] = _emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
+                keys, m, theta = raise_theta(keys, m, k, hist, window)
+        rank_ties(keys, m, rank, rank_bits)
+        out_n[q] = emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
     return read
 
 
