@@ -23,7 +23,7 @@ import hashlib
 import os
 import time
 from collections import deque
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -51,7 +51,8 @@ from .packed import PackedWriter
 from .pages import trim_heap
 
 DEFAULT_POSTINGS = "raw"
-SPILL_AT = 0.65  # postings held, as a share of the budget, that go to a run: sorting one field for the run takes the rest
+SPILL_AT = 0.5  # postings held, as a share of the budget, that go to a run (sorting its largest field takes half as much)
+WAIT_AT = 0.25  # postings held meanwhile beyond which the reading waits for that run
 __all__ = ["FIELDS", "ALL_FIELDS", "BuildReport", "build_index", "estimate_bytes", "postings_layout"]
 
 
@@ -176,6 +177,8 @@ class _Build:
         self.runs: list[Path] = []  # chunks already written to disk, in document order (see merge.spill)
         self.held = 0  # bytes of postings (and positions) in `chunks`
         self.analysed = 0
+        self._spiller: ThreadPoolExecutor | None = None  # writes runs while the documents are read on
+        self._spilling: Future | None = None
 
     def collect(self, first_doc: int, result: dict, vocab: ByteTable) -> None:
         """A chunk's postings, held (or spilled beyond the budget), and its lengths."""
@@ -185,6 +188,8 @@ class _Build:
             fields = {f: (ids[t], d + np.uint32(first_doc), tf, pos) for f, (t, d, tf, pos) in fields.items()}
         self.chunks.append(fields)
         self.held += held_bytes(fields)
+        if self._spilling is not None and self.held > WAIT_AT * self.budget:
+            self.wait()
         if self.held > SPILL_AT * self.budget:
             self.spill(vocab)
         self.table.add_lengths(result["lengths"])
@@ -222,12 +227,27 @@ class _Build:
             self.collect(d0, fut.result() if isinstance(fut, Future) else fut, vocab)
 
     def spill(self, vocab: ByteTable) -> None:
-        """The held postings to a run on disk, sorted in the order of the vocabulary known now."""
-        _, rank = _sorted_vocabulary(vocab)
-        self.runs.append(spill(self.chunks, self.folder / f"run-{len(self.runs):05d}", rank))
-        self.chunks.clear()
-        self.held = 0
-        trim_heap()
+        """The held postings to a run on disk, sorted in the order of the vocabulary known now, written by
+        another thread (its kernels hold no GIL) while this one reads on; one run at a time."""
+        self.wait()
+        chunks, known = self.chunks, vocab.n  # every term id of these chunks is below `known`
+        self.chunks, self.held = [], 0
+        run = self.folder / f"run-{len(self.runs):05d}"
+        self.runs.append(run)
+        if self._spiller is None:
+            self._spiller = ThreadPoolExecutor(1, thread_name_prefix="sounding-spill")
+        self._spilling = self._spiller.submit(_write_run, chunks, run, vocab, known)
+
+    def wait(self) -> None:
+        """Until the run being written is on disk (its error, if any, raised here)."""
+        if self._spilling is not None:
+            spilling, self._spilling = self._spilling, None
+            spilling.result()
+
+    def close(self) -> None:
+        if self._spiller is not None:
+            self._spiller.shutdown(wait=True, cancel_futures=True)
+            self._spiller = None
 
     def postings(self, vocab: ByteTable, postings: str) -> tuple[list[str], dict]:
         """The sorted vocabulary, and the postings arrays (those not written by the merge of runs)."""
@@ -236,6 +256,8 @@ class _Build:
         if self.runs:  # some postings are on disk: merge every run, these last chunks as one more
             if self.chunks:
                 self.spill(vocab)
+            self.wait()
+            trim_heap()  # the held postings' blocks, before the merge's arrays
             return terms, merge_runs(self.runs, remap, n_terms, self.folder, postings, self.positions, self.budget)
         arrays = merge_held(self.chunks, remap, n_terms, self.positions)
         self.chunks.clear()
@@ -250,10 +272,17 @@ class _Build:
         return terms, arrays
 
 
-def _sorted_vocabulary(vocab: ByteTable) -> tuple[list[str], np.ndarray]:
-    """The vocabulary's terms in order (code points, which is UTF-8 byte order), and each term id's
-    place in it (uint32): sorted ids do not depend on the document order, and prefixes stay together."""
-    words = vocab.keys()
+def _write_run(chunks: list[dict], run: Path, vocab: ByteTable, known: int) -> None:
+    spill(chunks, run, _sorted_vocabulary(vocab, known)[1])
+    del chunks[:]
+    trim_heap()
+
+
+def _sorted_vocabulary(vocab: ByteTable, known: int | None = None) -> tuple[list[str], np.ndarray]:
+    """The vocabulary's terms (the first `known`) in order (code points, which is UTF-8 byte order), and
+    each term id's place among them (uint32): sorted ids do not depend on the document order, and
+    prefixes stay together."""
+    words = vocab.keys(0, known)
     order = sorted(range(len(words)), key=words.__getitem__)
     terms = [words[i] for i in order]
     rank = np.empty(len(terms), dtype=np.uint32)
@@ -267,14 +296,17 @@ def _write(docs: Iterable, folder: Path, analyze, source: str, positions: bool, 
     analysts = Analysts(analyze, positions, workers)
     vocab = analysts.compiled.vocab if analysts.compiled else ByteTable(1 << 16, 1 << 20)
     try:
-        build.read(docs, analysts, vocab)
+        try:
+            build.read(docs, analysts, vocab)
+        finally:
+            analysts.close()
+            build.table.close_files()
+        doc_stats = build.table.finish(source)  # lengths.npy, docid_rank.npy; a repeated id fails here
+        if not build.table.n:
+            raise SoundingError(f"{source or 'corpus'}: no documents to index")
+        terms, arrays = build.postings(vocab, postings)
     finally:
-        analysts.close()
-        build.table.close_files()
-    doc_stats = build.table.finish(source)  # lengths.npy, docid_rank.npy; a repeated id fails here
-    if not build.table.n:
-        raise SoundingError(f"{source or 'corpus'}: no documents to index")
-    terms, arrays = build.postings(vocab, postings)
+        build.close()
     del analysts, vocab
     stats = {}
     for i, f in enumerate(ALL_FIELDS):
