@@ -178,6 +178,15 @@ def add_keys(t, n, blob, bounds, out):
 
 
 @nb.njit(cache=True, nogil=True)
+def find_keys(t, blob, bounds, out):
+    """The value of each key blob[bounds[i]:bounds[i + 1]] into out[i], -1 for a key not in the table."""
+    for i in range(bounds.shape[0] - 1):
+        a, b = bounds[i], bounds[i + 1]
+        o = find(t, blob, a, b, fnv1a(blob, a, b))
+        out[i] = value_at(t, o) if o >= 0 else -1
+
+
+@nb.njit(cache=True, nogil=True)
 def gather_keys(t, first, last, out, bounds):
     """Entries first..last-1's keys, one after another into out (bounds: each one's end)."""
     p = 0
@@ -246,11 +255,23 @@ class ByteTable:
     def add_all(self, words: list[str]) -> np.ndarray:
         """Values of `words` (text); those not in the table are added with their entry number."""
         out = np.empty(len(words), np.int32)
-        if not words:
-            return out
-        parts = [w.encode("utf-8", "surrogatepass") for w in words]
-        bounds = np.zeros(len(parts) + 1, np.int64)
-        np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
-        blob = np.frombuffer(b"".join(parts), np.uint8)
-        self.t, self.n = add_keys(self.t, self.n, blob, bounds, out)
+        if words:
+            blob, bounds = _encoded(words)
+            self.t, self.n = add_keys(self.t, self.n, blob, bounds, out)
         return out
+
+    def find_all(self, words: list[str]) -> np.ndarray:
+        """Values of `words` (text), -1 for those not in the table."""
+        out = np.empty(len(words), np.int32)
+        if words:
+            blob, bounds = _encoded(words)
+            find_keys(self.t, blob, bounds, out)
+        return out
+
+
+def _encoded(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The words' UTF-8 bytes (surrogates passed) one after another, and their bounds."""
+    parts = [w.encode("utf-8", "surrogatepass") for w in words]
+    bounds = np.zeros(len(parts) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=bounds[1:])
+    return np.frombuffer(b"".join(parts), np.uint8), bounds

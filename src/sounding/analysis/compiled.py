@@ -173,9 +173,9 @@ def look_up(keys, ends, hashes, nt, t, n, toks, k0):
 
 
 @nb.njit(cache=True, nogil=True)
-def learn_porter(keys, first, last, vocab, nv):
+def learn_porter(keys, first, last, vocab, nv, grow):
     """Stem each pending ASCII key among entries first..last-1 of `keys` with Lucene's Porter stemmer
-    and set its value to the stem's id in `vocab` (added if new). (vocab, nv)."""
+    and set its value to the stem's id in `vocab` (added if new, with `grow`; else STOP). (vocab, nv)."""
     arena = keys[2]
     buf = np.empty(MAX_KEY + 8, np.uint8)
     for e in range(first, last):
@@ -196,9 +196,11 @@ def learn_porter(keys, first, last, vocab, nv):
         o = find(vocab, buf, 0, m, h)
         if o >= 0:
             g = value_at(vocab, o)
-        else:
+        elif grow:
             g = nv
             vocab, nv = add(vocab, nv, buf, 0, m, h, np.int32(nv))
+        else:
+            g = STOP
         set_value(keys, keys[1][e], g)
     return vocab, nv
 
@@ -260,11 +262,13 @@ _NO_BOUNDS = np.zeros((0, 2), np.int64)
 
 class CompiledEnglish:
     """An EnglishAnalyzer's chain in compiled code, with a vocabulary of its own (`vocab`: term → id,
-    ids in order of first sight). Thread-safe: each thread keeps its own key table."""
+    ids in order of first sight), or, `grow` off, a fixed vocabulary (an index's: a term outside it
+    is dropped, as a search drops it). Thread-safe: each thread keeps its own key table."""
 
-    def __init__(self, analyzer, vocab: ByteTable | None = None):
+    def __init__(self, analyzer, vocab: ByteTable | None = None, grow: bool = True):
         self.analyzer = analyzer
         self.vocab = vocab if vocab is not None else ByteTable(1 << 16, 1 << 20)
+        self.grow = grow
         self.porter = analyzer.compiled_stemmer == "lucene-porter"
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -295,7 +299,7 @@ class CompiledEnglish:
     def _learn(self, table: ByteTable, first: int, last: int) -> None:
         with self._lock:
             if self.porter:
-                self.vocab.t, self.vocab.n = learn_porter(table.t, first, last, self.vocab.t, self.vocab.n)
+                self.vocab.t, self.vocab.n = learn_porter(table.t, first, last, self.vocab.t, self.vocab.n, self.grow)
             rest = np.flatnonzero(table.values(first, last) <= -3)
             if not len(rest):
                 return
@@ -310,7 +314,8 @@ class CompiledEnglish:
                     terms[i] = term
             kept = [i for i, term in enumerate(terms) if term]
             ids = np.full(len(keys), STOP, np.int32)
-            ids[kept] = self.vocab.add_all([terms[i] for i in kept])
+            words = [terms[i] for i in kept]
+            ids[kept] = self.vocab.add_all(words) if self.grow else self.vocab.find_all(words)
             table.set_values(rest + first, ids)
 
     def terms(self, texts: list[str]) -> list[list[str]]:

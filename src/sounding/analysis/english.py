@@ -102,11 +102,12 @@ class EnglishAnalyzer:
         stems = dict(zip(keep, self._stem_words(keep)))
         return [stems.get(s, "") for s in surfaces]
 
-    def compiled(self, vocab=None):
-        """This chain in compiled code (analysis/compiled.py), with the vocabulary `vocab` (a ByteTable)."""
+    def compiled(self, vocab=None, grow: bool = True):
+        """This chain in compiled code (analysis/compiled.py), with the vocabulary `vocab` (a ByteTable;
+        `grow` off: fixed, terms outside it dropped)."""
         from .compiled import CompiledEnglish
 
-        return CompiledEnglish(self, vocab)
+        return CompiledEnglish(self, vocab, grow)
 
 
 def _lucene() -> EnglishAnalyzer:

@@ -1,0 +1,197 @@
+"""The per-query path: `Searcher.search` with one query, as an application embedding Sounding calls it.
+
+A batch spreads its Python work over many queries; one query cannot, and that work (analysis, clause
+arrays, the kernel's arguments, the results' settings) cost ~50 µs a query, several times the kernel's
+own at top 10 on a small collection. So this path keeps what repeats:
+
+* per BM25 setting (`Plan`, the last one searched): its arrays and the kernel's constant arguments;
+* per query text (the plan's last TEXTS texts): its clauses, the terms looked up and their lists' part
+  of the setting made once, the text analysed by the compiled chain straight to index term ids
+  (analysis/compiled.py, `grow` off) where the analyzer has one;
+* per thread: the kernel's scratch (the Searcher's).
+
+A query is then one compiled call (`search_one`), which holds no GIL: threads each searching one query
+run side by side. The hits, scores and settings are those the batch path gives the same query (the same
+kernel, kernels/windowed.py); the path takes the sum layouts (flat, multifield) on raw postings without a
+proximity bonus, typos or Anserini's ties, and leaves everything else to the batch path.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+
+import numba as nb
+import numpy as np
+
+from .. import validate
+from .hits import Results
+from .kernels import windowed
+from .kernels.clauses import Clauses
+from .kernels.postings import Postings
+from .kernels.selection import Ranking, Selection, TopK
+from .kernels.window import LOOKUP_RATIO, Window
+from .params import BM25Params
+from .queries import make_clauses
+
+TEXTS = 1 << 14  # query texts whose clauses a plan keeps (the oldest go first)
+
+
+@nb.njit(nogil=True, cache=True)
+def search_one(c_field, c_term, c_weight, offsets, docs, tfs, impacts, imp_base, lucene, maxima, max_base, prune,
+               lookup_ratio, rank, rank_to_doc, rank_bits, k, wacc, wtouched, wbits, sel, tmp, hist):
+    """kernels.windowed.search_windowed for one query given as plain arrays (a call's arguments cost
+    less to pass than the kernel's grouped ones): (docs (1, k) int64, -1 past the hits; scores (1, k)
+    float32; count (1,) int64)."""
+    out_docs = np.full((1, k), -1, np.int64)
+    out_scores = np.zeros((1, k), np.float32)
+    out_n = np.zeros(1, np.int64)
+    q_ptr = np.zeros(2, np.int64)
+    q_ptr[1] = c_field.shape[0]
+    windowed.search_windowed(Clauses(q_ptr, c_field, c_term, c_weight), Postings(offsets, docs, tfs), impacts,
+                             imp_base, lucene, maxima, max_base, prune, lookup_ratio,
+                             Ranking(rank, rank_to_doc, rank_bits, k), TopK(out_docs, out_scores.view(np.uint32), out_n),
+                             Window(wacc, wtouched, wbits), Selection(sel, tmp, hist))
+    return out_docs, out_scores, out_n
+
+
+class Plan:
+    """What one BM25 setting's single queries share: the kernel's constant arguments, the settings the
+    results report, and each query text's clauses."""
+
+    def __init__(self, searcher, params: BM25Params, warm):
+        coll = searcher.collection
+        self.params = params
+        self.k, capped = validate.hits(params.k, searcher.index.n_docs)
+        self.setting = searcher.settings.get(params, prune=searcher.prune)
+        warm(params, self.setting, self.k)  # the batch path's kernels and analyzer (compiled or loaded), once
+        lucene = params.lucene_norms
+        self.idf = searcher.settings.idf(lucene)
+        ranking = coll.ranking(self.k, ascending_ties=params.lucene_ties)
+        offsets, docs, tfs = coll.postings
+        s = self.setting
+        self.args = (offsets, docs, tfs, s.impacts, s.impact_base, lucene, s.maxima, s.maxima_base, searcher.prune,
+                     LOOKUP_RATIO, *ranking)
+        self.settings = params.describe()
+        self.settings["k"] = self.k
+        if capped:
+            self.settings["k_asked"] = params.k
+        self.texts: dict[str, tuple] = {}  # text → (field, term, weight) clause arrays
+        self.docids, self.rank = searcher.index.docids, searcher.rank
+
+
+class SingleQuery:
+    """`Searcher.search` of one query (see the module's docstring)."""
+
+    def __init__(self, searcher, warm, scratch):
+        """`warm(params, setting, k)` compiles (or loads) the batch path's kernels; `scratch()` is the
+        calling thread's Scratch."""
+        self.searcher = searcher
+        self._warm, self._thread_scratch = warm, scratch
+        self._local = threading.local()
+        self._plan: Plan | None = None
+        self._last: tuple | None = None  # the options of the last call by name, and their BM25Params
+        self._lock = threading.Lock()
+        self._chain = None  # the compiled analysis, over the index's vocabulary (made on first use)
+
+    @staticmethod
+    def handles(searcher, params: BM25Params) -> bool:
+        """Whether this path searches `params` (else the batch path does)."""
+        return (params.layout.kind.kernel == "sum" and searcher.collection.packed is None and not params.proximity
+                and not params.typos and not params.anserini_ties)
+
+    def search(self, queries, params: BM25Params | None, threads, options: dict) -> Results | None:
+        """`Searcher.search(queries, params, threads=threads, **options)` when `queries` is one query this
+        path takes, else None."""
+        kind = type(queries)
+        if (kind is list or kind is tuple) and len(queries) == 1:
+            qid, text = queries[0]
+        elif isinstance(queries, Mapping) and len(queries) == 1:
+            qid, text = next(iter(queries.items()))
+        else:
+            return None
+        if threads != 1:
+            validate.threads(threads)  # (results do not depend on it)
+        last = self._last  # the same options as the last call give the same params: checked once
+        if params is None and last is not None and last[0] == options:
+            params = last[1]
+        else:
+            given = params
+            params = BM25Params.of(params, **options)
+            if given is None:
+                self._last = (options, params)
+        plan = self._plan
+        if plan is None or plan.params is not params:
+            if not self.handles(self.searcher, params):
+                return None
+            plan = self._plan_for(params)
+        start = time.perf_counter()
+        clauses = plan.texts.get(text)
+        filling = 0.0
+        if clauses is None:
+            clauses, filling = self._clauses(plan, text)
+        scratch = getattr(self._local, "arrays", None)
+        if scratch is None or scratch[0] != plan.k:
+            buf = self._thread_scratch().window(plan.k)
+            scratch = self._local.arrays = (plan.k, (buf["wacc"], buf["wtouched"], buf["wbits"], buf["sel"], buf["tmp"],
+                                                     buf["hist"]))
+        docs, scores, counts = search_one(*clauses, *plan.args, *scratch[1])
+        seconds = time.perf_counter() - start - filling
+        settings = dict(plan.settings)
+        settings["empty_queries"] = [] if len(clauses[0]) else [qid]
+        return Results([qid], docs, scores, counts, plan.docids, seconds, settings, plan.rank, filling)
+
+    def _plan_for(self, params: BM25Params) -> Plan:
+        with self._lock:
+            plan = self._plan
+            if plan is None or plan.params != params:
+                plan = Plan(self.searcher, params, self._warm)
+            self._plan = plan
+            return plan
+
+    def _clauses(self, plan: Plan, text: str) -> tuple[tuple, float]:
+        """A query text's clause arrays (field, term, weight), its lists' part of the setting made (and
+        the seconds that took)."""
+        s = self.searcher
+        params = plan.params
+        matches = self._matches(text)
+        _, c_field, c_term, c_weight = make_clauses(s.collection, [matches], params.layout, plan.setting, params.k1,
+                                                    params.lucene_norms, plan.idf)[:4]
+        filling = s.settings.fill(plan.setting, c_field, c_term)
+        clauses = (c_field, c_term, c_weight)
+        texts = plan.texts
+        if len(texts) >= TEXTS:
+            texts.pop(next(iter(texts)), None)
+        texts[text] = clauses
+        return clauses, filling
+
+    def _matches(self, text: str) -> list[tuple[int, float]]:
+        """(term id, count) per distinct term of the text, in order of first occurrence (QueryAnalysis.matches)."""
+        chain = self._chain
+        if chain is None:
+            chain = self._compiled_chain()
+        if chain is False:  # the analyzer has no compiled chain
+            queries = self.searcher.queries
+            with queries.lock:
+                return queries.analyse_batch((text,), False, 0.0)[0]
+        raw = text.encode("utf-8", "surrogatepass")
+        toks, _ = chain.scan(np.frombuffer(raw or b"\0", np.uint8), np.array([[0, len(raw)]], np.int64))
+        counts: dict[int, float] = {}
+        for t in toks[toks >= 0].tolist():
+            counts[t] = counts.get(t, 0.0) + 1.0
+        return list(counts.items())
+
+    def _compiled_chain(self):
+        with self._lock:
+            if self._chain is None:
+                analyzer = self.searcher.queries.analyze
+                if not hasattr(analyzer, "compiled"):
+                    self._chain = False
+                else:
+                    from ..analysis.bytetable import ByteTable
+
+                    terms = self.searcher.index.terms
+                    vocab = ByteTable(max(2, len(terms)), max(1 << 16, 16 * len(terms)))
+                    vocab.add_all(terms)  # entry i = term id i (terms.txt's order)
+                    self._chain = analyzer.compiled(vocab, grow=False)
+            return self._chain
