@@ -7,6 +7,7 @@
     scratch.py        each search thread's scratch arrays
     bonus.py          the proximity bonus added to a top k; kernels/ties.py Anserini's ties
     hits.py           `Results`, the arrays handed back
+    single.py         one query at a time, as an application asks: its clauses kept, one compiled call
 """
 from __future__ import annotations
 
