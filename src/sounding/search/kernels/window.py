@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .selection import N_BUCKETS, cut_bucket, f32_bits
+from .selection import N_BUCKETS, cut_bucket, f32_bits, write_keys
 
 
 class Window(NamedTuple):
@@ -224,13 +224,7 @@ def heap_emit(heap, filled, rank_bits, rank_to_doc, out_docs, out_bits):
             heap[j + 1] = heap[j]
             j -= 1
         heap[j + 1] = key
-    rb = np.uint64(rank_bits)
-    rmask = (np.uint64(1) << rb) - np.uint64(1)
-    for j in range(filled):
-        key = heap[j]
-        out_docs[j] = rank_to_doc[np.int64(key & rmask)]
-        out_bits[j] = np.uint32(key >> rb)
-    return filled
+    return write_keys(heap, filled, rank_bits, rank_to_doc, out_docs, out_bits)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
