@@ -84,7 +84,8 @@ def build_index(
 
     `positions=True` also stores each occurrence's token position (for proximity scoring);
     indexes without them pay nothing for the option.
-    `workers`: analysis processes (default: the cores this process may use; 1 analyses inline).
+    `workers`: analysis workers (default: the cores this process may use, up to 8; 1 analyses inline):
+    threads for the English analyzers (compiled, without the GIL), forked processes for the others.
     The index is the same, byte for byte, whatever the number.
     The previous index at `out`, if any, stays live until the new one is complete; one process
     writes an index at a time (a second one fails at once), and an OS fault (full disk, read-only
