@@ -10,8 +10,8 @@ own at top 10 on a small collection. So this path keeps what repeats:
   (analysis/compiled.py, `grow` off) where the analyzer has one;
 * per thread: the kernel's scratch (the Searcher's).
 
-A query is then one compiled call (`search_one`), which holds no GIL: threads each searching one query
-run side by side. The hits, scores and settings are those the batch path gives the same query (the same
+A query is then one compiled call (`search_one`), which holds no GIL when the query reads many postings:
+threads each searching one query run side by side. The hits, scores and settings are those the batch path gives the same query (the same
 kernel, kernels/windowed.py); the path takes the sum layouts (flat, multifield) on raw postings without a
 proximity bonus, typos or Anserini's ties, and leaves everything else to the batch path.
 """
@@ -37,9 +37,8 @@ from .queries import make_clauses
 TEXTS = 1 << 14  # query texts whose clauses a plan keeps (the oldest go first)
 
 
-@nb.njit(nogil=True, cache=True)
-def search_one(c_field, c_term, c_weight, offsets, docs, tfs, impacts, imp_base, lucene, maxima, max_base, prune,
-               lookup_ratio, rank, rank_to_doc, rank_bits, k, wacc, wtouched, wbits, sel, tmp, hist):
+def _search_one(c_field, c_term, c_weight, offsets, docs, tfs, impacts, imp_base, lucene, maxima, max_base, prune,
+                lookup_ratio, rank, rank_to_doc, rank_bits, k, wacc, wtouched, wbits, sel, tmp, hist):
     """kernels.windowed.search_windowed for one query given as plain arrays (a call's arguments cost
     less to pass than the kernel's grouped ones): (docs (1, k) int64, -1 past the hits; scores (1, k)
     float32; count (1,) int64)."""
@@ -53,6 +52,17 @@ def search_one(c_field, c_term, c_weight, offsets, docs, tfs, impacts, imp_base,
                              Ranking(rank, rank_to_doc, rank_bits, k), TopK(out_docs, out_scores.view(np.uint32), out_n),
                              Window(wacc, wtouched, wbits), Selection(sel, tmp, hist))
     return out_docs, out_scores, out_n
+
+
+# A query's kernel without the GIL, so that client threads search side by side; but a short one keeps
+# it. Each query also holds the GIL for ~5 µs of Python (the call, its arguments, the results), and a
+# thread waiting for the GIL is woken when the other lets it go (a futex wake: tens of µs on a virtual
+# machine); when the kernel is not several times longer than that, the threads queue on the GIL and
+# every query pays a wake-up (measured at top 10 on nfcorpus, ~3 µs kernels, 2 client threads: less
+# than half the queries a second of one thread when every kernel let go; about the same when none did).
+search_one = nb.njit(nogil=True, cache=True)(_search_one)
+search_one_gil = nb.njit(cache=True)(_search_one)
+LONG_QUERY = 1 << 13  # postings in a query's lists from which its kernel lets the GIL go (~15-20 µs)
 
 
 class Plan:
@@ -76,7 +86,7 @@ class Plan:
         self.settings["k"] = self.k
         if capped:
             self.settings["k_asked"] = params.k
-        self.texts: dict[str, tuple] = {}  # text → (field, term, weight) clause arrays
+        self.texts: dict[str, tuple] = {}  # text → (field, term, weight) clause arrays, and whether it is long
         self.docids, self.rank = searcher.index.docids, searcher.rank
 
 
@@ -135,7 +145,8 @@ class SingleQuery:
             buf = self._thread_scratch().window(plan.k)
             scratch = self._local.arrays = (plan.k, (buf["wacc"], buf["wtouched"], buf["wbits"], buf["sel"], buf["tmp"],
                                                      buf["hist"]))
-        docs, scores, counts = search_one(*clauses, *plan.args, *scratch[1])
+        kernel = search_one if clauses[3] else search_one_gil
+        docs, scores, counts = kernel(*clauses[:3], *plan.args, *scratch[1])
         seconds = time.perf_counter() - start - filling
         settings = dict(plan.settings)
         settings["empty_queries"] = [] if len(clauses[0]) else [qid]
@@ -150,15 +161,17 @@ class SingleQuery:
             return plan
 
     def _clauses(self, plan: Plan, text: str) -> tuple[tuple, float]:
-        """A query text's clause arrays (field, term, weight), its lists' part of the setting made (and
-        the seconds that took)."""
+        """A query text's clause arrays (field, term, weight) and whether its lists are long (LONG_QUERY), its
+        lists' part of the setting made (and the seconds that took)."""
         s = self.searcher
         params = plan.params
         matches = self._matches(text)
         _, c_field, c_term, c_weight = make_clauses(s.collection, [matches], params.layout, plan.setting, params.k1,
                                                     params.lucene_norms, plan.idf)[:4]
         filling = s.settings.fill(plan.setting, c_field, c_term)
-        clauses = (c_field, c_term, c_weight)
+        offsets = s.collection.offsets
+        postings = int((offsets[c_field, c_term + 1] - offsets[c_field, c_term]).sum())
+        clauses = (c_field, c_term, c_weight, postings >= LONG_QUERY)
         texts = plan.texts
         if len(texts) >= TEXTS:
             texts.pop(next(iter(texts)), None)
