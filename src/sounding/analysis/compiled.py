@@ -5,10 +5,11 @@ with the same tokens and terms, for indexing at the speed of compiled code:
 
 * the scanner is Lucene's automaton (standard.py's tables), run over the UTF-8 bytes of the text
   (surrogates passed), code point by code point, with the 255-unit token buffer;
-* each token becomes a surface key: an ASCII token lower-cased with a trailing 's removed (what the
-  Python chain's filters do to it), any other token as it is; each thread keeps a table of the keys
-  it has seen (stop words are in it from the start, marked STOP) and each token comes out as its
-  entry number there;
+* each token becomes a key: an ASCII token lower-cased with a trailing 's removed (what the Python
+  chain's filters do to it), any other token as it is (`scan_tokens`, a chunk at a time); each thread
+  keeps a table of the keys it has seen, valued by their term id (stop words are in it from the start,
+  valued STOP), and each token comes out as its key's value (`look_up`: the table outgrows the caches
+  at a large vocabulary, so the lookups run in a pass of their own that prefetches a few tokens ahead);
 * a key seen for the first time is learnt once, under a lock, into the shared vocabulary (a
   `ByteTable`: term → id): ASCII keys of `english-lucene` by the compiled Porter stemmer
   (porter_kernel.py), every other key by the analyzer's own Python filters and stemmer
@@ -30,7 +31,7 @@ from .prefetch import prefetch
 from .standard import MAX_TOKEN_LENGTH, scanner_arrays
 
 STOP = -1  # a key whose token is dropped (stop word, or nothing left after the filters)
-# a key not learnt yet has the value -3 - its entry number (see scan_keys)
+# a key not learnt yet has the value -3 - its entry number (see look_up)
 MAX_KEY = 1024  # bytes of the longest token: 255 UTF-16 units, at most 3 bytes each
 AHEAD = 16  # tokens ahead whose key's slot look_up prefetches (its record: half as far)
 SURFACE_LIMIT = 1 << 22  # keys a thread's table holds before it starts afresh (the terms do not depend on it)
@@ -213,11 +214,11 @@ def resolve(toks, nt, keys):
             toks[i] = entry_value(keys, -3 - toks[i])
 
 
-SLOW, SKIP, WORD, BREAK, JOIN = range(5)  # roles of ASCII bytes in scan_keys' shortcut (ascii_roles)
+SLOW, SKIP, WORD, BREAK, JOIN = range(5)  # roles of ASCII bytes in scan_tokens' shortcut (ascii_roles)
 
 
 def ascii_roles(trans, emit, bmp) -> np.ndarray:
-    """Each ASCII byte's role in scan_keys' shortcut, derived from the automaton (and SLOW, the
+    """Each ASCII byte's role in scan_tokens' shortcut, derived from the automaton (and SLOW, the
     automaton decides, wherever a property below does not hold):
     SKIP: alone it is no token, and no match goes on through it (it ends any match);
     WORD: a letter or digit: any run of them is a token, at every length;
