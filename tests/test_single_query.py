@@ -112,3 +112,17 @@ def test_bad_values_are_refused_as_in_a_batch(index):
     for bad in (dict(k=0), dict(threads=0), dict(k1=-1.0)):
         with pytest.raises(SoundingError):
             s.search([("q", "virus")], **bad)
+
+
+def test_compiled_query_terms_are_the_analysers(index):
+    """Each text's (term id, count) pairs as QueryAnalysis.matches gives them, in the same order."""
+    from test_compiled_analysis import _random_texts
+
+    s = Searcher(index)
+    s.search([("q", "virus")], k=3)
+    texts = _random_texts(3000, 11) + [" ".join(WORDS), "VIRUS virus Viruses", "it's JOHN'S", ""]
+    chain = s.single._chain
+    for text in texts:
+        ids, counts = chain.query(text)
+        want = s.queries.analyse_batch((text,), False, 0.0)[0]
+        assert list(zip(ids.tolist(), counts.tolist())) == want, text

@@ -138,17 +138,43 @@ def grown(t, n, size):
         a2 = np.empty(max(2 * arena.shape[0], end), arena.dtype)
         a2[: offs[n]] = arena[: offs[n]]
         arena = a2
-    if 2 * (n + 1) > slots.shape[0]:  # load at most 1/2: rehash into twice the slots
-        old = slots
-        slots = np.full(2 * old.shape[0], -1, old.dtype)
-        mask = slots.shape[0] - 1
-        for s in old:
-            if s >= 0:
-                i = (s >> 32) & mask
-                while slots[i] >= 0:
-                    i = (i + 1) & mask
-                slots[i] = s
+    if 2 * (n + 1) > slots.shape[0]:
+        return _rehashed((slots, offs, arena))
     return slots, offs, arena
+
+
+@nb.njit(cache=True, nogil=True)
+def reserved(t, n, entries, size):
+    """The table with room for `entries` more entries of `size` bytes in all."""
+    slots, offs, arena = t
+    if n + entries + 1 >= offs.shape[0]:
+        o2 = np.empty(2 * (n + entries + 1), offs.dtype)
+        o2[: n + 1] = offs[: n + 1]
+        offs = o2
+    end = offs[n] + size + entries * (HEADER + 4)
+    if end > arena.shape[0]:
+        a2 = np.empty(max(2 * arena.shape[0], end), arena.dtype)
+        a2[: offs[n]] = arena[: offs[n]]
+        arena = a2
+    t = (slots, offs, arena)
+    while 2 * (n + entries) > t[0].shape[0]:
+        t = _rehashed(t)
+    return t
+
+
+@nb.njit
+def _rehashed(t):
+    """The table with twice the slots (load at most 1/2)."""
+    slots, offs, arena = t
+    new = np.full(2 * slots.shape[0], -1, slots.dtype)
+    mask = new.shape[0] - 1
+    for s in slots:
+        if s >= 0:
+            i = (s >> 32) & mask
+            while new[i] >= 0:
+                i = (i + 1) & mask
+            new[i] = s
+    return new, offs, arena
 
 
 @nb.njit
@@ -222,6 +248,16 @@ class ByteTable:
     def make_room(self, size: int) -> None:
         """Room for one more entry of `size` bytes."""
         self.t = grown(self.t, self.n, size)
+
+    def reserve(self, entries: int, size: int) -> None:
+        """Room for `entries` more entries of `size` bytes in all."""
+        if not self.has_room(entries, size):
+            self.t = reserved(self.t, self.n, entries, size)
+
+    def has_room(self, entries: int, size: int) -> bool:
+        slots, offs, arena = self.t
+        return (self.n + entries + 1 < len(offs) and int(offs[self.n]) + size + entries * (HEADER + 4) <= len(arena)
+                and 2 * (self.n + entries) <= len(slots))
 
     def values(self, first: int = 0, last: int | None = None) -> np.ndarray:
         last = self.n if last is None else last

@@ -214,6 +214,44 @@ def resolve(toks, nt, keys):
             toks[i] = entry_value(keys, -3 - toks[i])
 
 
+@nb.njit(cache=True, nogil=True)
+def query_terms(buf, trans, emit, bmp, astral_start, astral_class, roles, keys, ends, hashes, t, n, vocab, porter):
+    """One text's distinct terms in a fixed vocabulary, in order of first occurrence, and how often each
+    occurs: scan, look up, learn new keys (Lucene's Porter stemmer, `porter`) and count in one call.
+    The key table (t, n) must have room for a key per byte of the text (ByteTable.reserve).
+    Returns (n, ids int64, counts float64, whether keys are left for the Python filters to learn:
+    then learn entries from the n given on and call again)."""
+    spans = np.zeros((1, 2), np.int64)
+    spans[0, 1] = buf.shape[0]
+    nt = scan_tokens(buf, spans, trans, emit, bmp, astral_start, astral_class, roles, keys, ends, hashes,
+                     np.zeros(2, np.int64), np.zeros((0, 2), np.int64))
+    toks = np.empty(nt, np.int32)
+    first = n
+    n, _ = look_up(keys, ends, hashes, nt, t, n, toks, 0)
+    if n > first:
+        if porter:
+            learn_porter(t, first, n, vocab, 0, False)
+        for e in range(first, n):
+            if entry_value(t, e) <= -3:
+                return n, np.zeros(0, np.int64), np.zeros(0, np.float64), True
+        resolve(toks, nt, t)
+    ids = np.empty(nt, np.int64)
+    counts = np.zeros(nt, np.float64)
+    m = 0
+    for i in range(nt):  # a query has a handful of terms: a scan of those seen is enough
+        g = toks[i]
+        if g < 0:
+            continue
+        j = 0
+        while j < m and ids[j] != g:
+            j += 1
+        if j == m:
+            ids[m] = g
+            m += 1
+        counts[j] += 1.0
+    return n, ids[:m], counts[:m], False
+
+
 SLOW, SKIP, WORD, BREAK, JOIN = range(5)  # roles of ASCII bytes in scan_tokens' shortcut (ascii_roles)
 
 
@@ -296,6 +334,25 @@ class CompiledEnglish:
             self._learn(table, first, table.n)
             resolve(toks, len(toks), table.t)
         return toks, counts
+
+    def query(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """A query's distinct terms in the (fixed) vocabulary, first occurrence first, and how often each
+        occurs: (ids int64, counts float64), in one compiled call (a query at a time: single search)."""
+        raw = text.encode("utf-8", "surrogatepass")
+        buf = np.frombuffer(raw or b"\0", np.uint8)[: len(raw)]
+        table = self._keys()
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = Scratch()
+        scratch.fit(len(raw))
+        table.reserve(len(raw), len(raw))
+        while True:
+            first = table.n
+            table.n, ids, counts, learn = query_terms(buf, *_SCANNER, ROLES, scratch.keys, scratch.ends, scratch.hashes,
+                                                      table.t, table.n, self.vocab.t, self.porter)
+            if not learn:
+                return ids, counts
+            self._learn(table, first, table.n)  # keys for the Python filters (not ASCII, or a Snowball stemmer)
 
     def _learn(self, table: ByteTable, first: int, last: int) -> None:
         with self._lock:

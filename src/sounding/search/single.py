@@ -32,7 +32,7 @@ from .kernels.postings import Postings
 from .kernels.selection import Ranking, Selection, TopK
 from .kernels.window import LOOKUP_RATIO, Window
 from .params import BM25Params
-from .queries import make_clauses
+from .queries import clause_arrays
 
 TEXTS = 1 << 14  # query texts whose clauses a plan keeps (the oldest go first)
 
@@ -65,6 +65,21 @@ search_one_gil = nb.njit(cache=True)(_search_one)
 LONG_QUERY = 1 << 13  # postings in a query's lists from which its kernel lets the GIL go (~15-20 µs)
 
 
+@nb.njit(cache=True)
+def list_state(offsets, filled, c_field, c_term):
+    """The postings in a query's lists, and whether the setting has made all of them (`filled`: per
+    field and term, or empty when the setting makes nothing per list)."""
+    n_terms = offsets.shape[1] - 1
+    postings = 0
+    made = True
+    for i in range(c_field.shape[0]):
+        f, t = c_field[i], c_term[i]
+        postings += offsets[f, t + 1] - offsets[f, t]
+        if filled.shape[0] and not filled[f * n_terms + t]:
+            made = False
+    return postings, made
+
+
 class Plan:
     """What one BM25 setting's single queries share: the kernel's constant arguments, the settings the
     results report, and each query text's clauses."""
@@ -88,6 +103,7 @@ class Plan:
             self.settings["k_asked"] = params.k
         self.texts: dict[str, tuple] = {}  # text → (field, term, weight) clause arrays, and whether it is long
         self.docids, self.rank = searcher.index.docids, searcher.rank
+        self.filled = s.filled if s.filled is not None else np.zeros(0, np.bool_)
 
 
 class SingleQuery:
@@ -101,7 +117,7 @@ class SingleQuery:
         self._local = threading.local()
         self._plan: Plan | None = None
         self._last: tuple | None = None  # the options of the last call by name, and their BM25Params
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._chain = None  # the compiled analysis, over the index's vocabulary (made on first use)
 
     @staticmethod
@@ -157,20 +173,36 @@ class SingleQuery:
             plan = self._plan
             if plan is None or plan.params != params:
                 plan = Plan(self.searcher, params, self._warm)
+                self._load_kernels(plan)
             self._plan = plan
             return plan
+
+    def _load_kernels(self, plan: Plan) -> None:
+        """Call each of this path's compiled functions once, before the first query: numba compiles
+        (or loads from its cache) a function at its first call, 10-50 ms each."""
+        chain = self._chain if self._chain is not None else self._compiled_chain()
+        if chain is not False:
+            chain.query("warm up \u00fcber")  # a key for the Python filters too
+        none, weights = np.zeros(0, np.int64), np.zeros(0, np.float64)
+        clause_arrays(self.searcher.collection, np.zeros(1, np.int64), none, weights, plan.params.layout, plan.setting,
+                      plan.params.k1, plan.params.lucene_norms, plan.idf)
+        list_state(self.searcher.collection.offsets, plan.filled, none, none)
+        buf = self._thread_scratch().window(plan.k)
+        scratch = (buf["wacc"], buf["wtouched"], buf["wbits"], buf["sel"], buf["tmp"], buf["hist"])
+        for kernel in (search_one, search_one_gil):
+            kernel(none, none, weights, *plan.args, *scratch)
 
     def _clauses(self, plan: Plan, text: str) -> tuple[tuple, float]:
         """A query text's clause arrays (field, term, weight) and whether its lists are long (LONG_QUERY), its
         lists' part of the setting made (and the seconds that took)."""
         s = self.searcher
         params = plan.params
-        matches = self._matches(text)
-        _, c_field, c_term, c_weight = make_clauses(s.collection, [matches], params.layout, plan.setting, params.k1,
-                                                    params.lucene_norms, plan.idf)[:4]
-        filling = s.settings.fill(plan.setting, c_field, c_term)
-        offsets = s.collection.offsets
-        postings = int((offsets[c_field, c_term + 1] - offsets[c_field, c_term]).sum())
+        terms, counts = self._terms(text)
+        _, c_field, c_term, c_weight = clause_arrays(s.collection, np.array([len(terms)], np.int64), terms, counts,
+                                                     params.layout, plan.setting, params.k1, params.lucene_norms,
+                                                     plan.idf)[:4]
+        postings, made = list_state(s.collection.offsets, plan.filled, c_field, c_term)
+        filling = 0.0 if made else s.settings.fill(plan.setting, c_field, c_term)
         clauses = (c_field, c_term, c_weight, postings >= LONG_QUERY)
         texts = plan.texts
         if len(texts) >= TEXTS:
@@ -178,21 +210,18 @@ class SingleQuery:
         texts[text] = clauses
         return clauses, filling
 
-    def _matches(self, text: str) -> list[tuple[int, float]]:
-        """(term id, count) per distinct term of the text, in order of first occurrence (QueryAnalysis.matches)."""
+    def _terms(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """The text's distinct index terms, first occurrence first, and how often each occurs (the counts
+        QueryAnalysis.matches gives): by the compiled chain where the analyzer has one."""
         chain = self._chain
         if chain is None:
             chain = self._compiled_chain()
-        if chain is False:  # the analyzer has no compiled chain
-            queries = self.searcher.queries
-            with queries.lock:
-                return queries.analyse_batch((text,), False, 0.0)[0]
-        raw = text.encode("utf-8", "surrogatepass")
-        toks, _ = chain.scan(np.frombuffer(raw or b"\0", np.uint8), np.array([[0, len(raw)]], np.int64))
-        counts: dict[int, float] = {}
-        for t in toks[toks >= 0].tolist():
-            counts[t] = counts.get(t, 0.0) + 1.0
-        return list(counts.items())
+        if chain is not False:
+            return chain.query(text)
+        queries = self.searcher.queries
+        with queries.lock:
+            matches = queries.analyse_batch((text,), False, 0.0)[0]
+        return (np.array([t for t, _ in matches], np.int64), np.array([c for _, c in matches], np.float64))
 
     def _compiled_chain(self):
         with self._lock:
