@@ -465,13 +465,7 @@ def _summarize(E: dict, n_q: int) -> None:
                     e[key] = t[key]
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--worker"]:
-        return _worker_main(*argv[1:4])
-    if argv[:1] == ["--render"]:  # print the tables of saved results: --render FILE.json
-        print(table(json.loads(Path(argv[1]).read_text())))
-        return 0
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--datasets", default=DEFAULT_DATASETS, help=f"comma list (default {DEFAULT_DATASETS})")
@@ -501,6 +495,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="also the large build: the synthetic corpus at SCALE (1.0: NQ size) indexed with packed "
                          "postings as `sounding index` does, and its whole `sounding search` (benchmarks/large_build.py)")
     ap.add_argument("--large-repeats", type=int, default=2, help="large build and whole-search runs (alternated)")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        return _worker_main(*argv[1:4])
+    if argv[:1] == ["--render"]:  # print the tables of saved results: --render FILE.json
+        print(table(json.loads(Path(argv[1]).read_text())))
+        return 0
+    ap = _parser()
     args = ap.parse_args(argv)
     if min(args.repeats, args.index_repeats, args.rss_repeats, args.large_repeats) < 1:
         ap.error("--repeats, --index-repeats, --rss-repeats and --large-repeats must be at least 1")
