@@ -130,6 +130,17 @@ def test_key_table_grows_and_keeps_entries():
     assert get_analyzer("english-snowball").compiled(vocab).terms([text]) == [reference("english-snowball")(text)]
 
 
+def test_reserved_room_holds_without_growing():
+    table = ByteTable(2, 4)
+    table.reserve(300, 3000)
+    assert table.has_room(300, 3000)
+    arrays = table.t
+    words = [f"w{i:03d}" for i in range(300)]
+    assert list(table.add_all(words)) == list(range(300))
+    assert all(a is b for a, b in zip(arrays, table.t))  # no array was replaced
+    assert table.keys() == words and list(table.find_all(words + ["nope"])) == list(range(300)) + [-1]
+
+
 @pytest.mark.realdata
 @pytest.mark.slow
 @pytest.mark.parametrize("dataset", ["scifact", "nfcorpus", "arguana"])
