@@ -182,7 +182,10 @@ class Analysts:
         return self._pool.submit(_analyze_in_worker, chunk, self.positions)
 
     def close(self) -> None:
+        """Stop the workers and let go of the analyzers' state (the compiled chain's key tables; the
+        vocabulary stays with whoever holds it)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         self._inline = None
+        self.compiled = None
