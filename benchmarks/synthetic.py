@@ -414,8 +414,10 @@ def _load() -> str:
     return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def bench_build(corpus: Path, index: Path, postings: str, memory: float, positions: bool = False) -> dict:
-    """Build with `sounding index` in a child process; wall seconds and the tree's peak PSS."""
+def bench_build(corpus: Path, index: Path, postings: str, memory: float, positions: bool = False,
+                env: dict | None = None) -> dict:
+    """Build with `sounding index` in a child process (environment `env`, default this one's); wall
+    seconds, CPU seconds and the tree's peak PSS."""
     import os
     import shutil
     import subprocess
@@ -428,7 +430,8 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float, positio
             "positions=sys.argv[5] == 'positions')")
     cmd = [sys.executable, "-c", code, str(corpus), str(index), postings, str(memory), "positions" if positions else "-"]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    load = _load()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
     peak, peak_at = 0, 0.0
     while True:
         pss = _tree_pss_kb(proc.pid)
@@ -442,7 +445,8 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float, positio
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"index build failed ({os.waitstatus_to_exitcode(status)}): {' '.join(cmd)}")
     return {"postings": postings, "positions": positions, "build_s": round(seconds, 1), "build_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
-            "build_peak_pss_gib": round(peak / 2**20, 2), "build_peak_at_s": round(peak_at, 1), "load": _load()}
+            "build_peak_pss_gib": round(peak / 2**20, 2), "build_peak_at_s": round(peak_at, 1), "load_at_start": load,
+            "load": _load()}
 
 
 def index_sizes(index: Path) -> dict:

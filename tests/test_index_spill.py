@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 import sounding.index.doctable as doctable
+import sounding.index.chunks as chunks
+import sounding.index.merge as merge
 import sounding.index.writer as writer
 from sounding.cli import main
 from sounding.datasets import Document
@@ -72,7 +74,7 @@ def test_index_bytes_are_the_in_memory_writers(tmp_path, monkeypatch, options):
     kw = {"raw": {}, "packed": {"postings": "packed"}, "positions": {"positions": True}}[options]
     monkeypatch.setattr(doctable, "ID_RUN", 200)  # many runs of ids, merged
     monkeypatch.setattr(doctable, "BLOCK", 64)
-    monkeypatch.setattr(writer, "ANALYZER_DOCS", 700)  # fresh analyzers on the way
+    monkeypatch.setattr(chunks, "ANALYZER_DOCS", 700)  # fresh analyzers on the way
     build_index(_mixed_docs(), tmp_path / "spilled", workers=1, memory=30_000, **kw)
     assert _digest(tmp_path / "spilled") == GOLDEN[options]
 
@@ -83,9 +85,9 @@ def test_tiny_budget_spills_many_runs_and_gives_the_same_bytes(tmp_path, monkeyp
     docs = _docs()
     build_index(docs, tmp_path / "memory", workers=1, positions=positions)
     runs = []  # per run written: does it hold positions?
-    spill = writer._spill
-    monkeypatch.setattr(writer, "_spill", lambda chunks, run: runs.append((spill(chunks, run) / "flat-pos.npy").is_file()) or run)
-    monkeypatch.setattr(writer, "MERGE_POSTINGS", 5_000)  # many merge steps too
+    spill = merge.spill
+    monkeypatch.setattr(writer, "spill", lambda held, run, rank: runs.append((spill(held, run, rank) / "flat-pos.npy").is_file()) or run)
+    monkeypatch.setattr(merge, "MERGE_POSTINGS", 5_000)  # many merge steps too
     build_index(docs, tmp_path / "spilled", workers=workers, memory=50_000, positions=positions)
     assert len(runs) >= 5 and set(runs) == {positions}  # one run per 500-document chunk here
     _same_index(tmp_path / "memory", tmp_path / "spilled")
@@ -111,7 +113,8 @@ def test_build_memory_does_not_grow_with_the_documents(tmp_path, monkeypatch):
     import tracemalloc
 
     monkeypatch.setattr(doctable, "ID_RUN", 1000)
-    monkeypatch.setattr(writer, "ANALYZER_DOCS", 2000)
+    monkeypatch.setattr(doctable, "BLOCK", 1024)  # the merge of id runs reads ahead ~1,024 ids in all, however many runs
+    monkeypatch.setattr(chunks, "ANALYZER_DOCS", 2000)
     words = [f"w{i}" for i in range(3000)]
 
     def docs(n):

@@ -179,7 +179,9 @@ def test_run_rows_and_files_are_those_of_the_dict_path(tmp_path, monkeypatch):
 
 @pytest.mark.realdata
 def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_path, monkeypatch):
-    from sounding.experiment import run_experiment, runner
+    import sounding.retrieval.search as search_package
+    from sounding.experiment import run_experiment
+    from sounding.retrieval import arms
     from test_harness import make_beir
 
     data = make_beir(tmp_path / "toy")
@@ -191,13 +193,13 @@ def test_run_opens_one_searcher_and_analyses_the_queries_once_per_dataset(tmp_pa
             opened.append(a)
             super().__init__(*a, **kw)
 
-    monkeypatch.setattr(runner, "Searcher", Counting)
+    monkeypatch.setattr(search_package, "Searcher", Counting)  # what the BM25 arm opens
     monkeypatch.setattr(QueryAnalysis, "analyse_batch", lambda self, texts, *a: analysed.extend(texts) or real_batch(self, texts, *a))
     res = run_experiment([str(data)], tmp_path / "out", layouts=["flat", "multifield", "bm25f"], params=["anserini"],
                          log=lambda m: None)
     assert len(res.rows) == 5 and len(opened) == 1  # bm25f has no Lucene arithmetic
     queries = load_dataset(str(data)).queries
-    warm_up = list(runner._warm_up_query(queries).values())  # the query each setting is set up with, once more
+    warm_up = list(arms._warm_up_query(queries).values())  # the query each setting is set up with, once more
     assert sorted(analysed) == sorted([*queries.values(), *warm_up])  # once each, not once per setting
 
 
@@ -260,9 +262,9 @@ def test_searcher_analyses_a_repeated_batch_once(tmp_path, monkeypatch):
     again = s.search(qs, layout="multifield", k1=1.2, k=3)
     assert calls == ["a", "c d"]
     assert (again.docs == s.search(qs, layout="multifield", k1=1.2, k=3).docs).all()
-    s.search({"q1": "b"}, k=3)  # other texts are analysed
+    s.search({"q1": "b", "q3": "b c"}, k=3)  # other texts are analysed (one query alone goes by search/single.py)
     s.search(qs, k=3, typos=True)  # and typo matching is another analysis
-    assert calls == ["a", "c d", "b", "a", "c d"]
+    assert calls == ["a", "c d", "b", "b c", "a", "c d"]
     assert first.to_run() == s.search(qs, k=3).to_run()
     # analysed as a batch or one at a time: the same hits
     assert first.to_run() == {q: Searcher(data_path).search({q: t}, k=3).to_run()[q] for q, t in qs.items()}

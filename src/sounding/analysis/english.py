@@ -60,10 +60,11 @@ def java_lower(token: str) -> str:
 class EnglishAnalyzer:
     """Tokenise, fold possessives and case, drop stop words, stem; stems are cached per surface form."""
 
-    def __init__(self, name: str, stop_words: frozenset[str], stem_words):
+    def __init__(self, name: str, stop_words: frozenset[str], stem_words, compiled_stemmer: str = ""):
         self.name = name
         self.stop_words = stop_words
         self._stem_words = stem_words
+        self.compiled_stemmer = compiled_stemmer  # "lucene-porter": compiled.py stems ASCII words itself
         self._cache: dict[str, str] = {}  # token → term ("" for a stop word)
 
     def __call__(self, text: str) -> list[str]:
@@ -88,15 +89,29 @@ class EnglishAnalyzer:
         return [list(filter(None, map(get, t))) for t in tokens]
 
     def _learn(self, tokens: list[str]) -> None:
-        surfaces = [java_lower(_strip_possessive(t)) for t in tokens]
+        for token, term in zip(tokens, self.token_terms(tokens)):
+            self._cache[token] = term
+
+    def token_terms(self, tokens: list[str]) -> list[str]:
+        """The term of each token as the tokenizer emits it ("" when the chain drops it)."""
+        return self.surface_terms([java_lower(_strip_possessive(t)) for t in tokens])
+
+    def surface_terms(self, surfaces: list[str]) -> list[str]:
+        """The term of each token already without its possessive and lower-cased ("" for a stop word)."""
         keep = [s for s in surfaces if s and s not in self.stop_words]
         stems = dict(zip(keep, self._stem_words(keep)))
-        for token, surface in zip(tokens, surfaces):
-            self._cache[token] = stems.get(surface, "")
+        return [stems.get(s, "") for s in surfaces]
+
+    def compiled(self, vocab=None, grow: bool = True):
+        """This chain in compiled code (analysis/compiled.py), with the vocabulary `vocab` (a ByteTable;
+        `grow` off: fixed, terms outside it dropped)."""
+        from .compiled import CompiledEnglish
+
+        return CompiledEnglish(self, vocab, grow)
 
 
 def _lucene() -> EnglishAnalyzer:
-    return EnglishAnalyzer("english-lucene", LUCENE_ENGLISH_STOP_WORDS, LuceneStemmer().stem_words)
+    return EnglishAnalyzer("english-lucene", LUCENE_ENGLISH_STOP_WORDS, LuceneStemmer().stem_words, "lucene-porter")
 
 
 def _snowball() -> EnglishAnalyzer:

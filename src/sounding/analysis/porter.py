@@ -15,7 +15,7 @@ import re
 
 import Stemmer
 
-_STEP3 = {
+STEP3 = {
     "a": (("ational", "ate"), ("tional", "tion")),
     "c": (("enci", "ence"), ("anci", "ance")),
     "e": (("izer", "ize"),),
@@ -25,13 +25,13 @@ _STEP3 = {
     "t": (("aliti", "al"), ("iviti", "ive"), ("biliti", "ble")),
     "g": (("logi", "log"),),
 }
-_STEP4 = {
+STEP4 = {
     "e": (("icate", "ic"), ("ative", ""), ("alize", "al")),
     "i": (("iciti", "ic"),),
     "l": (("ical", "ic"), ("ful", "")),
     "s": (("ness", ""),),
 }
-_STEP5 = {
+STEP5 = {
     "a": ("al",), "c": ("ance", "ence"), "e": ("er",), "i": ("ic",), "l": ("able", "ible"),
     "n": ("ant", "ement", "ment", "ent"), "o": ("ion", "ou"), "s": ("ism",), "t": ("ate", "iti"),
     "u": ("ous",), "v": ("ive",), "z": ("ize",),
@@ -144,13 +144,13 @@ class _Word:
     def step3(self) -> None:
         if self.k == 0:
             return
-        for suffix, repl in _STEP3.get(self.b[self.k - 1], ()):
+        for suffix, repl in STEP3.get(self.b[self.k - 1], ()):
             if self.ends(suffix):
                 self.r(repl)
                 return
 
     def step4(self) -> None:
-        for suffix, repl in _STEP4.get(self.b[self.k], ()):
+        for suffix, repl in STEP4.get(self.b[self.k], ()):
             if self.ends(suffix):
                 self.r(repl)
                 return
@@ -158,7 +158,7 @@ class _Word:
     def step5(self) -> None:
         if self.k == 0:
             return
-        for suffix in _STEP5.get(self.b[self.k - 1], ()):
+        for suffix in STEP5.get(self.b[self.k - 1], ()):
             if self.ends(suffix):
                 if suffix == "ion" and not (self.j >= 0 and self.b[self.j] in "st"):
                     continue

@@ -210,3 +210,14 @@ _SCANNER = (
 )
 
 _EMIT, _TRANS, _BMP_CLASS, _ASTRAL_START, _ASTRAL_CLASS, _CLASS_RUNS = _load_scanner(_SCANNER)
+
+
+def scanner_arrays():
+    """The scanner as arrays for compiled code (analysis/compiled.py): transitions (states × classes,
+    int16, -1 = none), emit codes per state (uint8: 1 accepts, 2 accepts and keeps the token), the
+    class of each BMP code point (uint8) and the astral runs (first code point int32, class uint8)."""
+    import numpy as np
+
+    return (np.array(_TRANS, np.int16), np.frombuffer(bytes(_EMIT), np.uint8).copy(),
+            np.frombuffer(_BMP_CLASS, np.uint8).copy(), np.array(_ASTRAL_START, np.int32),
+            np.array(_ASTRAL_CLASS, np.uint8))

@@ -1,4 +1,5 @@
-"""Paired significance tests on per-query values of two systems over the same queries.
+"""Paired significance tests on per-query values of two systems over the same queries (the report shows
+them in report/sections/significance.py).
 
 Inputs are aligned vectors (e.g. from `per_query_arrays` on the same qrels): a[i] and b[i] are the two
 systems' values on query i. The t-test is scipy's; the randomization test and the bootstrap are short

@@ -2,7 +2,7 @@
 
 The runner calls a `Steps` object; this module's `LogSteps` turns the calls into the plain log lines
 `sounding run` has always printed (one per index build and per setting), and the command line supplies
-its own, which draws rich progress bars on a terminal (sounding.cli). A step that can take more than a
+its own, which draws rich progress bars on a terminal (cli/progress.py: the same steps, drawn). A step that can take more than a
 couple of seconds is one of these calls: an index build (with the documents indexed so far), a dataset's
 settings (one advance per finished row), setting a search up (compiling its kernels the first time),
 and any other step named by `step`.

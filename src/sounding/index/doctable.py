@@ -113,22 +113,25 @@ class DocTable:
         repeat = None  # (second document, first document, id) of the earliest repeat in input order
         prev_key, prev_doc = None, -1
         pos = 0
-        docs: list[int] = []
-        for key, doc in heapq.merge(*(_read_run(r) for r in self._runs)):
+        docs = np.empty(BLOCK, np.int64)  # the documents of the next BLOCK ranks
+        held = 0
+        block = max(64, BLOCK // max(1, len(self._runs)))  # ids read ahead: about BLOCK, however many runs
+        for key, doc in heapq.merge(*(_read_run(r, block) for r in self._runs)):
             if key != prev_key:
                 prev_key, prev_doc = key, doc
             elif repeat is None or doc < repeat[0]:  # equal ids come in document order
                 repeat = (doc, prev_doc, key)
-            docs.append(doc)
-            if len(docs) == BLOCK:
-                rank[np.asarray(docs, dtype=np.int64)] = np.arange(pos, pos + len(docs), dtype=np.uint32)
-                pos += len(docs)
-                docs = []
+            docs[held] = doc
+            held += 1
+            if held == BLOCK:
+                rank[docs] = np.arange(pos, pos + held, dtype=np.uint32)
+                pos += held
+                held = 0
                 if pos % (BLOCK * 16) == 0:  # written pages stay in the page cache, not in this process
                     rank.flush()
                     release_pages(rank)
-        if docs:
-            rank[np.asarray(docs, dtype=np.int64)] = np.arange(pos, pos + len(docs), dtype=np.uint32)
+        if held:
+            rank[docs[:held]] = np.arange(pos, pos + held, dtype=np.uint32)
         if isinstance(rank, np.memmap):
             rank.flush()
         del rank
@@ -161,12 +164,12 @@ class DocTable:
         return {"lengths": {f: tuple(v) for f, v in stats.items()}, "empty": empty, "untitled": untitled}
 
 
-def _read_run(run: Path):
-    """(id bytes, document) of a sorted run, in its order, a block at a time."""
+def _read_run(run: Path, block: int = BLOCK):
+    """(id bytes, document) of a sorted run, in its order, `block` ids at a time."""
     with open(run.with_suffix(".ends"), "rb") as ends_in, open(run.with_suffix(".docs"), "rb") as docs_in, \
             open(run.with_suffix(".blob"), "rb") as blob:
         start = 0
-        while len(ends := np.fromfile(ends_in, dtype=np.int64, count=BLOCK)):
+        while len(ends := np.fromfile(ends_in, dtype=np.int64, count=block)):
             raw = blob.read(int(ends[-1]) - start)
             keys, prev = [], 0
             for c in (ends - start).tolist():

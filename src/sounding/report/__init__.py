@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .html import render_html
 from .markdown import render_markdown
-from .results import ResultTable, load_out
+from .result_table import ResultTable, load_out
 from .sections import build_sections
 
 

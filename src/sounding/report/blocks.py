@@ -11,7 +11,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
-from .results import ResultTable
+from .result_table import ResultTable
 
 MISSING = "—"
 

@@ -144,7 +144,7 @@ class Measure:
         return float(values.mean())
 
 
-FAMILIES: dict[str, Family] = {}  # canonical name -> declaration, filled by registry.py from this package's modules
+FAMILIES: dict[str, Family] = {}  # canonical name -> declaration, filled by catalogue.py from this package's modules
 
 
 class Query:

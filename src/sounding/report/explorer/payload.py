@@ -18,7 +18,7 @@ import numpy as np
 
 from ...eval.agreement import RBO_P, agreement
 from ...results import RANKING, TOP
-from ..results import MAIN, ResultTable
+from ..result_table import MAIN, ResultTable
 
 DIGITS = 4  # RBO and KTU as shown
 

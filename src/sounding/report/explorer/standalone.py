@@ -8,7 +8,7 @@ from pathlib import Path
 from ..blocks import Explorer, Para, Section
 from ..charts import colours
 from ..html import render_html
-from ..results import ResultTable
+from ..result_table import ResultTable
 from .payload import build, encode
 from .topics import build_topics
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..blocks import Section
-from ..results import ResultTable
+from ..result_table import ResultTable
 from . import (comparators, distributions, explorer, measures, operational, pool_bias, published, raw, run,
                significance, user, verdict)
 from .common import user_rows

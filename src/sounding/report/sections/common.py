@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..results import MAIN, ResultTable, as_number
+from ..result_table import MAIN, ResultTable, as_number
 
 RAW = "nDCG@10/raw"  # the headline measure with own hits kept
 JUDGED_ONLY = "nDCG'@10"  # nDCG@10 on the judged-only list (trec_eval -J): the "Pool bias" section

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...results import match_key
 from ..blocks import Cell, Para, Section, Table, num_cell, setting_cell, signed4, text_cell
-from ..results import MAIN, ResultTable
+from ..result_table import MAIN, ResultTable
 from .common import engine_of
 
 

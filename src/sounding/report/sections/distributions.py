@@ -5,7 +5,7 @@ import numpy as np
 
 from ..blocks import Chart, Para, Section
 from ..charts import boxplot_svg, colours
-from ..results import MAIN, ResultTable
+from ..result_table import MAIN, ResultTable
 
 
 def section(res: ResultTable, per_query: dict | None) -> Section:

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..blocks import Explorer, Para, Section
 from ..charts import colours
 from ..explorer.topics import MAX_QUERIES
-from ..results import MAIN, ResultTable
+from ..result_table import MAIN, ResultTable
 from .common import user_rows
 from .verdict import best_bm25
 

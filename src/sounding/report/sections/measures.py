@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..blocks import Para, Section, Table, num_cell, setting_cell
-from ..results import CQA, CQA_PREFIX, MAIN, ResultTable
+from ..result_table import CQA, CQA_PREFIX, MAIN, ResultTable
 from .common import DIAGNOSTICS, best
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..blocks import Para, Section, Table, megabytes, num_cell, per_second, seconds, setting_cell, text_cell
-from ..results import ResultTable, as_number
+from ..result_table import ResultTable, as_number
 from .common import engine_of
 
 

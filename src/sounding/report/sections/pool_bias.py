@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..blocks import MISSING, Chart, Para, Section, Table, num_cell, setting_cell, signed4, text_cell
 from ..charts import bar_svg, colours
-from ..results import CQA, MAIN, ResultTable
+from ..result_table import CQA, MAIN, ResultTable
 from .common import DIAGNOSTICS, JUDGED_ONLY, pool_reference
 from .measures import measure_table
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..blocks import Cell, Para, Section, Table, num_cell, setting_cell, signed4, text_cell
-from ..results import CQA, MEASURE_ORDER, ResultTable, as_number, mean_of
+from ..result_table import CQA, MEASURE_ORDER, ResultTable, as_number, mean_of
 from .common import published_measures
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..blocks import Para, Section, Table, num_cell, setting_cell, signed4, text_cell
-from ..results import MAIN, ResultTable
+from ..result_table import MAIN, ResultTable
 from .common import RAW
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..blocks import Cell, Para, Section, Table, setting_cell, text_cell
-from ..results import ResultTable
+from ..result_table import ResultTable
 
 
 def section(res: ResultTable, meta: dict) -> Section:

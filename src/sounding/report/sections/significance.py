@@ -1,8 +1,9 @@
-"""The "Significance" section: each setting against the best published configuration."""
+"""The "Significance" section: each setting against the best published configuration (the tests are
+eval/significance.py's; this is their place in the report)."""
 from __future__ import annotations
 
 from ..blocks import Cell, Para, Section, Table, num_cell, pvalue, setting_cell, signed4, text_cell
-from ..results import MAIN, ResultTable
+from ..result_table import MAIN, ResultTable
 from .common import ALPHA, PERMUTATIONS, reference_setting
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..blocks import Cell, Para, Section, Table, num_cell, pvalue, setting_cell, signed4, text_cell
-from ..results import MAIN, ResultTable, as_number
+from ..result_table import MAIN, ResultTable, as_number
 from .common import ALPHA, PERMUTATIONS, user_rows
 
 

@@ -10,7 +10,7 @@ settings.
 from __future__ import annotations
 
 from ..blocks import Cell, Para, Section, Table, delta4, f4, num_cell, pvalue, setting_cell, signed4, text_cell
-from ..results import MAIN, MEASURE_ORDER, ResultTable, as_number
+from ..result_table import MAIN, MEASURE_ORDER, ResultTable, as_number
 from .common import ALPHA, PERMUTATIONS, published_measures, user_rows
 
 EXACT_TOLERANCE = 0.005  # docs/baselines.md: "BM25 at matched settings within 0.005 nDCG@10 of the Pyserini figure"

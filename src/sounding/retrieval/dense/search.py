@@ -8,7 +8,7 @@ same instruction sequence whatever the thread count, and runs are byte-identical
 threads. Top-k (`_select_topk`, numba) orders by score descending, then the document id's byte-order
 rank descending (trec_eval's order, the rank idea of the BM25 index): a score histogram finds a cut
 that keeps at least k candidates and only those are sorted, by one uint64 key (order-preserving float
-bits, rank). It returns exactly what `sounding.search.kernels.selection.heap_push_topk` returns (tested), ~15×
+bits, rank). It returns exactly what `sounding.retrieval.search.kernels.selection.heap_push_topk` returns (tested), ~15×
 faster at k = 1,000 over a dense row, where the heap's sift-downs dominate.
 
 Memory: one (QUERY_BLOCK × n_docs) float32 score buffer per thread (100k docs: 12.8 MB; 2.7M: 345 MB).

@@ -1,7 +1,7 @@
 """BM25 engines behind one protocol (see base.Engine): Sounding itself and the peers it is measured
 against (bm25s, tantivy, PISA, Pyserini), each optional and reported "not installed" when absent.
 
-    from sounding.engines import ENGINES, get_engine, available_engines
+    from sounding.retrieval.engines import ENGINES, get_engine, available_engines
     eng = get_engine("bm25s")
     stats = eng.index(docs, workdir)                       # IndexStats(seconds, bytes, n_docs)
     run, seconds = eng.search(queries, k=1000, k1=0.9, b=0.4, threads=1, batch=True)

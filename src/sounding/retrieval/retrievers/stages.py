@@ -22,7 +22,7 @@ def as_run(got) -> Run:
 
 
 class Fusion:
-    """Fusion of first-stage runs by `sounding.fusion`'s definitions: "wrrf" (weighted RRF, k=10,
+    """Fusion of first-stage runs by `sounding.retrieval.fusion`'s definitions: "wrrf" (weighted RRF, k=10,
     semantic ratio 0.75: runs = [lexical, dense]), "rrf" (k=60, any number of runs), "linear0.5"
     (min-max, α = 0.5: runs = [lexical, dense]), or their compact forms ("rrf-k40", "linear0.3")."""
 

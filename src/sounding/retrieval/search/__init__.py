@@ -1,6 +1,6 @@
 """BM25 search: settings (`BM25Params`), layouts, the batch searcher, compiled kernels (kernels/).
 
-Names are loaded on first use: `from sounding.search import BM25Params` loads neither numpy nor numba."""
+Names are loaded on first use: `from sounding.retrieval.search import BM25Params` loads neither numpy nor numba."""
 from __future__ import annotations
 
 import importlib

@@ -97,10 +97,17 @@ def make_clauses(coll: Collection, matches: list, lay: Layout, setting: SettingA
                  idf: np.ndarray) -> tuple:
     """Per-query clause arrays (CSR): pointers, field, term, weight, group, and the merged-tf layout's idf
     (kernels/clauses.py)."""
-    kind = lay.kind
     lens = np.fromiter((len(m) for m in matches), dtype=np.int64, count=len(matches))
     terms = np.fromiter((t for m in matches for t, _ in m), dtype=np.int64, count=sum(map(len, matches)))
     counts = np.fromiter((c for m in matches for _, c in m), dtype=np.float64, count=len(terms))
+    return clause_arrays(coll, lens, terms, counts, lay, setting, k1, lucene, idf)
+
+
+def clause_arrays(coll: Collection, lens: np.ndarray, terms: np.ndarray, counts: np.ndarray, lay: Layout,
+                  setting: SettingArrays, k1: float, lucene: bool, idf: np.ndarray) -> tuple:
+    """make_clauses of matches given as arrays: per query its number of terms (`lens`), then the terms
+    (int64 ids) and their counts (float64), one query after another."""
+    kind = lay.kind
     mode = clauses.BM25F if kind.merged_tf else clauses.LUCENE if lucene else clauses.DEFAULT
     return clauses.build_clauses(lens, terms, counts, setting.lay_fields, setting.lay_weights, coll.df, idf,
                                  coll.fields.index("flat"), float(k1), mode, kind.by_field, not kind.grouped)

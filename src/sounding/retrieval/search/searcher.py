@@ -7,6 +7,7 @@
     scratch.py        each search thread's scratch arrays
     bonus.py          the proximity bonus added to a top k; kernels/ties.py Anserini's ties
     hits.py           `Results`, the arrays handed back
+    single.py         one query at a time, as an application asks: its clauses kept, one compiled call
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from .params import BM25Params
 from .queries import QueryAnalysis, make_clauses
 from .scratch import Scratch
 from .setting_build import SettingBuilder
+from .single import SingleQuery
 
 if TYPE_CHECKING:
     from .stats import GlobalStats
@@ -64,6 +66,7 @@ class Searcher:
         self._pool: tuple[ThreadPoolExecutor | None, int] = (None, 0)  # search threads and their number
         self.prune = True
         self.postings_read = 0  # by the last search's pruned kernel (read in full or looked up): a diagnostic
+        self.single = SingleQuery(self, self._compile, self._scratch)  # one query at a time (single.py)
 
     @property
     def analyze(self):
@@ -91,12 +94,16 @@ class Searcher:
         proximity bonus, which reorders the top k afterwards (the ties are then re-picked from the top 2k).
         Results do not depend on `threads`.
         """
+        if self.prune:
+            single = self.single.search(queries, params, threads, options)  # one query, as an application asks
+            if single is not None:
+                return single
         params = BM25Params.of(params, **options)
-        k, capped = validate.hits(params.k, self.index.n_docs)  # more hits than documents cannot be returned
         threads = validate.threads(threads)
+        items = _items(queries)
+        k, capped = validate.hits(params.k, self.index.n_docs)  # more hits than documents cannot be returned
         if params.proximity and self.index.positions is None:
             raise SoundingError(f"{self.index.root}: proximity needs positions; rebuild with `sounding index --positions`")
-        items = _items(queries)
         setup = time.perf_counter()
         setting = self.settings.get(params, prune=self.prune)  # norms (impacts and maxima as lists are read): outside the timing
         self._compile(params, setting, k)
@@ -190,10 +197,14 @@ class Searcher:
     # -- internals ----------------------------------------------------------------------------
     def _run(self, block: Block, lo: int, hi: int) -> int:
         """Queries lo..hi−1 of the block through its layout's kernel, with this thread's scratch."""
+        return KERNELS[block.params.layout.kind.kernel].run(block, self._scratch(), lo, hi)
+
+    def _scratch(self) -> Scratch:
+        """This thread's scratch arrays (made on its first search)."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = Scratch(self.collection)
-        return KERNELS[block.params.layout.kind.kernel].run(block, scratch, lo, hi)
+        return scratch
 
     def _thread_pool(self, threads: int) -> ThreadPoolExecutor:
         """Search threads kept between calls, so their scratch buffers (thread-local, the size of

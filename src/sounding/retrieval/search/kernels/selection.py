@@ -267,10 +267,16 @@ def rank_touched(acc, touched, keys, n, rank, rank_to_doc, rank_bits, k, sel, tm
 def emit(keys, n, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs, out_bits):
     """Select the top k of `keys[:n]` ((score bits << rank_bits) | rank) and write them out."""
     m = select_top(keys, n, k, 31 + rank_bits, sel, tmp, hist)
+    return write_keys(sel, m, rank_bits, rank_to_doc, out_docs, out_bits)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def write_keys(keys, m, rank_bits, rank_to_doc, out_docs, out_bits):
+    """keys[:m] ((score bits << rank_bits) | rank, best first) written out as documents and score bits: m."""
     rb = np.uint64(rank_bits)
     rmask = (np.uint64(1) << rb) - np.uint64(1)
     for j in range(m):
-        key = sel[j]
+        key = keys[j]
         out_docs[j] = rank_to_doc[np.int64(key & rmask)]
         out_bits[j] = np.uint32(key >> rb)
     return m

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .selection import N_BUCKETS, cut_bucket, f32_bits
+from .selection import N_BUCKETS, cut_bucket, f32_bits, write_keys
 
 
 class Window(NamedTuple):
@@ -26,6 +26,7 @@ class Window(NamedTuple):
 
 WINDOW = 1 << 14  # documents per window: a 128 KiB float64 accumulator stays in L2 (best of 8k–64k, measured)
 LARGE_K = 100  # from this many hits a query, windows twice as long (`window_size`)
+SMALL_K = 64  # up to this many hits a query, the best keys are kept in a heap as the windows close (heap_close)
 LOOKUP_RATIO = 64  # binary-search a list only with this many of its postings per live document:
 #                    reading postings with a bit test costs ~1 ns each, a look-up far more (measured)
 PRUNE_SLACK = 1.0 + 1e-9  # a float64 sum in another order may exceed the sum of bounds by a few ulps
@@ -165,6 +166,65 @@ def close_window(wacc, wbits, wtouched, nt, start, keys, m, theta):
         keys[m] = (bits << np.uint64(32)) | (np.uint64(start) + j)
         m += bits >= theta
     return m
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def heap_close(wacc, wbits, wtouched, nt, start, heap, filled, k, rank, rank_bits, theta):
+    """close_window for a small k: the window's documents are complete; clear their accumulators and
+    keep the best k keys (score bits << rank_bits | rank, the order `emit` selects by) in a min-heap
+    heap[:filled], which θ follows: once it holds k keys, θ is the bits of its smallest, the k-th best
+    score so far. A document below θ costs one comparison (the keys array and its selection, for a
+    few thousand documents a query, cost more than the scoring itself at top 10). (filled, θ)."""
+    u_start = np.uint64(start)
+    rb = np.uint64(rank_bits)
+    for i in range(nt):
+        j = np.uint64(wtouched[i])
+        bits = f32_bits(wacc[j])
+        wacc[j] = 0.0
+        wbits[j >> np.uint64(6)] = 0
+        if bits < theta:
+            continue
+        key = (bits << rb) | np.uint64(rank[u_start + j])
+        if filled < k:  # sift up
+            x = filled
+            filled += 1
+            while x > 0:
+                parent = (x - 1) >> 1
+                if heap[parent] <= key:
+                    break
+                heap[x] = heap[parent]
+                x = parent
+            heap[x] = key
+            if filled == k:
+                theta = heap[0] >> rb
+        elif key > heap[0]:  # replace the smallest, sift down
+            x = 0
+            while True:
+                c = 2 * x + 1
+                if c >= k:
+                    break
+                if c + 1 < k and heap[c + 1] < heap[c]:
+                    c += 1
+                if heap[c] >= key:
+                    break
+                heap[x] = heap[c]
+                x = c
+            heap[x] = key
+            theta = heap[0] >> rb
+    return filled, theta
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def heap_emit(heap, filled, rank_bits, rank_to_doc, out_docs, out_bits):
+    """heap_close's keys written out, best first (what `emit` writes for the same keys): their number."""
+    for i in range(1, filled):  # insertion sort, descending: at most SMALL_K keys
+        key = heap[i]
+        j = i - 1
+        while j >= 0 and heap[j] < key:
+            heap[j + 1] = heap[j]
+            j -= 1
+        heap[j + 1] = key
+    return write_keys(heap, filled, rank_bits, rank_to_doc, out_docs, out_bits)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")

@@ -29,8 +29,8 @@ import numpy as np
 
 from .bounds import BLOCK_SHIFT
 from .selection import emit, f32_bits
-from .window import (PRUNE_SLACK, close_window, drop_hopeless, lower_bound, listed, lucene_part,
-                     most_clauses, raise_theta, rank_ties, window_end)
+from .window import (PRUNE_SLACK, SMALL_K, close_window, drop_hopeless, heap_close, heap_emit, lower_bound, listed,
+                     lucene_part, most_clauses, raise_theta, rank_ties, window_end)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -107,7 +107,8 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
     ends = np.empty(max_clauses, np.int64)  # each clause's first posting past the window
     rest = np.zeros(max_clauses + 1, np.float64)  # rest[i]: the most clauses i.. add in the window
     compact_at = max(2 * k, 1024)
-    keys = np.empty(compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
+    small = k <= SMALL_K  # the best k kept in a heap (window.heap_close), else candidates selected (emit)
+    keys = np.empty(k if small else compact_at + window, np.uint64)  # candidates: (score bits << 32) | document
     hits = np.empty(window, np.int64)  # a non-essential clause's postings of listed documents, in a window (listed)
     read = 0
     for q in range(q_ptr.shape[0] - 1):
@@ -117,7 +118,7 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
             cursor[i] = offsets[c_field[first + i], c_term[first + i]]
         rest[n_cl] = 0.0
         theta = np.uint64(0)  # float32 bits of a lower bound on the k-th best score
-        m = 0
+        m = 0  # candidate keys (or, small, keys in the heap)
         for start in range(0, n_docs, window):
             stop = start + window
             for i in range(n_cl - 1, -1, -1):  # each clause's share of the window, and its bound
@@ -162,9 +163,15 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
                 read += looked
             for i in range(n_cl):
                 cursor[i] = ends[i]
+            if small:
+                m, theta = heap_close(wacc, wbits, wtouched, nt, start, keys, m, k, rank, rank_bits, theta)
+                continue
             m = close_window(wacc, wbits, wtouched, nt, start, keys, m, theta)
             if m >= compact_at:
                 keys, m, theta = raise_theta(keys, m, k, hist, window)
+        if small:
+            out_n[q] = heap_emit(keys, m, rank_bits, rank_to_doc, out_docs[q], out_bits[q])
+            continue
         rank_ties(keys, m, rank, rank_bits)
         out_n[q] = emit(keys, m, k, rank_bits, rank_to_doc, sel, tmp, hist, out_docs[q], out_bits[q])
     return read

@@ -21,7 +21,7 @@ from ...errors import SoundingError
 from .base import FAMILIES, Family, Measure, Query
 from .sets import SETS
 
-_SKIP = {"base", "registry", "sets"}
+_SKIP = {"base", "catalogue", "sets"}
 
 
 def _discover(families: dict[str, Family]) -> None:

@@ -1,0 +1,155 @@
+"""Compiled English analysis (analysis/compiled.py) gives the Python chain's tokens and terms.
+
+The Python chain (english.py, standard.py, porter.py) is the reference, itself checked against
+Lucene (tests/test_english_analysis.py, tests/comparison): every case here compares the two.
+"""
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sounding.analysis import get_analyzer
+from sounding.analysis import compiled
+from sounding.analysis.bytetable import ByteTable
+from sounding.analysis.porter import LuceneStemmer
+from sounding.analysis.porter_kernel import stem_words
+from sounding.analysis.standard import scanner_arrays, standard_tokenize
+
+from test_english_analysis import ANALYZER_CASES, TOKENIZER_CASES
+
+CHAINS = ("english-lucene", "english-snowball")
+
+
+def reference(name: str):
+    """A fresh Python chain (its own stem cache)."""
+    a = get_analyzer(name)
+    return type(a)(a.name, a.stop_words, a._stem_words, a.compiled_stemmer)
+
+
+def test_scanner_shortcuts_hold():
+    roles = compiled.ascii_roles(*scanner_arrays()[:3])
+    assert (roles == compiled.ROLES).all()
+    role = {chr(c): int(roles[c]) for c in range(128)}
+    assert {role[c] for c in "azAZ09"} == {compiled.WORD}
+    assert {role[c] for c in " \t\n-/()!?"} == {compiled.SKIP}
+    assert {role[c] for c in ",.;:'"} == {compiled.JOIN}
+    assert role['"'] == compiled.BREAK and role["_"] == compiled.SLOW
+
+
+@pytest.mark.parametrize("text,expected", TOKENIZER_CASES)
+def test_compiled_tokenizer_matches_lucene(text, expected):
+    assert compiled.tokenize(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", ANALYZER_CASES)
+def test_compiled_english_lucene_matches_lucene(text, expected):
+    assert get_analyzer("english-lucene").compiled().terms([text]) == [expected]
+
+
+TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(list("aZsS09_.,;:'\" \t\n\u00a0\u202f\u2019\uff07©®™é\u0301\u200d\ufe0f\u20e3あア中กיİΣ\"")),
+        st.sampled_from(["'s", "'S", "\u2019s", "\U0001F4A9", "\U0001d400", "\ud83d", "the", "The", "it's"]),
+        st.characters(codec="utf-8"),
+        st.characters(min_codepoint=0, max_codepoint=0x7F),
+    ),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TEXT, min_size=1, max_size=8))
+def test_compiled_chains_agree_with_python(texts):
+    for text in texts:
+        assert compiled.tokenize(text) == standard_tokenize(text)
+    for name in CHAINS:
+        assert get_analyzer(name).compiled().terms(texts) == [reference(name)(t) for t in texts]
+
+
+def _random_texts(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    pool = list("aZ09_.,;:'\" \t\n\u00a0\u202f\u2019©®™é\u0301\u200d\ufe0f\u20e3あア中กי\"sS") + [
+        "\U0001F4A9", "\U0001d400", "\ud83d", "İ", "Σ", "'s", "’S", " the ", " ing", "ed ", "B2B", "1,000.5"]
+    words = ["caresses", "ponies", "trekking", "physiology", "possibly", "generalization", "running", "Agreed"]
+    out = []
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randint(0, 30)):
+            x = rng.random()
+            if x < 0.45:
+                parts.append(rng.choice(pool))
+            elif x < 0.6:
+                parts.append(rng.choice(words))
+            elif x < 0.9:
+                parts.append(chr(rng.randint(32, 126)))
+            else:
+                parts.append(chr(rng.randint(0x80, 0x10FFFF)))
+        out.append("".join(parts))
+    return out
+
+
+@pytest.mark.slow
+def test_compiled_chains_on_100k_random_strings():
+    texts = _random_texts(100_000, 20261205)
+    for name in CHAINS:
+        got = get_analyzer(name).compiled().terms(texts)
+        ref = reference(name)
+        assert [(t, g) for t, g in zip(texts, got) if g != ref(t)] == []
+    assert [t for t in texts[:20_000] if compiled.tokenize(t) != standard_tokenize(t)] == []
+
+
+def test_compiled_porter_matches_lucene_stemmer():
+    rng = random.Random(5)
+    suffixes = ["s", "es", "ies", "sses", "ed", "ing", "eed", "at", "bl", "iz", "y", "ational", "tional", "enci",
+                "izer", "bli", "alli", "entli", "eli", "ousli", "ization", "ation", "ator", "alism", "iveness",
+                "fulness", "aliti", "biliti", "logi", "icate", "ative", "alize", "iciti", "ical", "ful", "ness",
+                "ance", "ement", "ment", "ion", "sion", "tion", "ou", "ism", "ate", "iti", "ous", "ive", "ize", "ll"]
+    words = set()
+    while len(words) < 30_000:
+        w = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz" if rng.random() < 0.7 else "aeiouy")
+                    for _ in range(rng.randint(1, 8)))
+        if rng.random() < 0.7:
+            w += rng.choice(suffixes)
+        if rng.random() < 0.05:
+            w = w[:2] + rng.choice("0123456789_.':,;") + w[2:]
+        words.add(w)
+    words = sorted(words)
+    assert [(w, a, b) for w, a, b in zip(words, stem_words(words), LuceneStemmer().stem_words(words)) if a != b] == []
+
+
+def test_key_table_grows_and_keeps_entries():
+    table = ByteTable(2, 4)  # tiny: every few keys make it grow
+    words = [f"w{i}\u00e9" for i in range(5000)]
+    first = table.add_all(words)
+    assert table.n == 5000 and list(first) == list(range(5000))
+    assert list(table.add_all(words[::-1])) == list(range(4999, -1, -1))
+    assert table.keys(10, 13) == words[10:13]
+    text = " ".join(words)
+    vocab = ByteTable(2, 4)
+    assert get_analyzer("english-snowball").compiled(vocab).terms([text]) == [reference("english-snowball")(text)]
+
+
+def test_reserved_room_holds_without_growing():
+    table = ByteTable(2, 4)
+    table.reserve(300, 3000)
+    assert table.has_room(300, 3000)
+    arrays = table.t
+    words = [f"w{i:03d}" for i in range(300)]
+    assert list(table.add_all(words)) == list(range(300))
+    assert all(a is b for a, b in zip(arrays, table.t))  # no array was replaced
+    assert table.keys() == words and list(table.find_all(words + ["nope"])) == list(range(300)) + [-1]
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset", ["scifact", "nfcorpus", "arguana"])
+def test_compiled_chains_on_beir_corpora(beir_dir, dataset):
+    from sounding.datasets import iter_corpus
+
+    docs = list(iter_corpus(beir_dir(dataset) / "corpus.jsonl.gz"))
+    texts = [d.title for d in docs] + [d.text for d in docs]
+    for name in CHAINS:
+        got = get_analyzer(name).compiled().terms(texts)
+        want = reference(name).analyze_many(texts)
+        assert [i for i, (g, w) in enumerate(zip(got, want)) if g != w] == []
