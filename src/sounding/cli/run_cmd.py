@@ -142,18 +142,23 @@ def _table(rows: list[ResultRow]) -> Table:
     t = Table(title="sounding run (nDCG@10 and R@100: BEIR convention, own hits dropped)")
     for col in ("dataset", "setting", "nDCG@10", "raw", "R@100", "RR@100", "judged@10", "published", "q/s",
                 "set-up s"):
-        t.add_column(col, justify="left" if col in ("dataset", "setting") else "right")
+        t.add_column(col, justify="left" if col in ("dataset", "setting") else "right",
+                     no_wrap=col in ("dataset", "setting"))
+    ids: dict[str, str] = {}  # dataset → its ir_datasets id, said once under the table
     for r in rows:
         m = r.metrics
         pub = (r.published or {}).get("nDCG@10")
         setup = r.extra.get("setup_seconds")
-        irds = r.extra.get("ir_datasets")
-        t.add_row(shown(f"{r.dataset} ({irds})" if irds else r.dataset),
+        if r.extra.get("ir_datasets"):
+            ids[r.dataset] = r.extra["ir_datasets"]
+        t.add_row(shown(r.dataset),
                   shown(r.setting.removeprefix("sounding.bm25.")), f"{m['nDCG@10']:.4f}",
                   f"{r.raw_metrics.get('nDCG@10', float('nan')):.4f}",
                   f"{m['R@100']:.4f}", f"{m['RR@100']:.4f}", f"{m['judged@10']:.4f}",
                   f"{pub:.4f}" if pub is not None else "–", f"{r.qps:,.0f}" if r.qps else "–",
                   f"{setup:.2f}" if isinstance(setup, (int, float)) else "–")
+    if ids:
+        t.caption = "ir_datasets: " + ", ".join(f"{shown(d)} = {shown(i)}" for d, i in ids.items())
     return t
 
 
