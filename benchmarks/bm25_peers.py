@@ -91,7 +91,7 @@ def source_state() -> dict:
         except (OSError, subprocess.SubprocessError):
             return ""
 
-    paths = ["src/sounding/index", "src/sounding/search", "src/sounding/analysis", "src/sounding/engines"]
+    paths = ["src/sounding/index", "src/sounding/retrieval/search", "src/sounding/analysis", "src/sounding/retrieval/engines"]
     dirty = git("status", "--porcelain", "--", *paths).split("\n")
     diff = git("diff", "HEAD", "--", *paths)
     return {"commit": git("rev-parse", "HEAD").strip(), "modified": [x[3:] for x in dirty if x.strip()],
@@ -137,8 +137,18 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def _engine_getter():
+    """`get_engine` of the Sounding on the path: today's, or a baseline checkout's from before the retrieval
+    layer (its engines at the package's top level)."""
+    try:
+        from sounding.retrieval.engines import get_engine
+    except ImportError:
+        from sounding.engines import get_engine
+    return get_engine
+
+
 def worker_index(spec: dict) -> dict:
-    from sounding.retrieval.engines import get_engine
+    get_engine = _engine_getter()
 
     docs = _load_docs(spec["corpus"])
     workdir = Path(spec["workdir"])
@@ -183,7 +193,7 @@ def _top10(run: dict) -> dict:
 
 def worker_memory(spec: dict) -> dict:
     """One engine in a fresh process: open the index, answer all queries (batch, 1 thread), read VmHWM."""
-    from sounding.retrieval.engines import get_engine
+    get_engine = _engine_getter()
 
     items, _ = _queries(spec)
     eng = get_engine(engine_name(spec["engine"]))
@@ -202,7 +212,7 @@ def worker_timing(spec: dict) -> dict:
     Per engine an untimed warm-up over all queries (batch, 1 thread) whose run is scored; then
     `repeats` rounds; in each, every mode is timed once per engine, engines in rotating order, each
     pass after a short warm-up of its mode. Wall seconds and process CPU seconds are both kept."""
-    from sounding.retrieval.engines import get_engine
+    get_engine = _engine_getter()
 
     items, qrels = _queries(spec)
     k, k1, b = spec["k"], spec["k1"], spec["b"]

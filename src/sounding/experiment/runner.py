@@ -51,7 +51,7 @@ from ..eval.metrics import judged_qids
 from .finisher import Finisher
 from .progress import LogSteps, Steps
 from .rows import folder_label, recipe, reuse, safe_name, write_row
-from .scoring import JudgedDocs, judged_docs, judged_in_collection, write_and_score
+from .scoring import JudgedDocs, judged_docs, judged_in_collection, warm_finishing, write_and_score
 from ..retrieval.arms import Caches, Job, run_bm25
 from ..retrieval.systems import SYSTEMS, arm_names, engine_names, system_for
 from .settings import REFERENCE, Setting, arm_settings, grid
@@ -381,6 +381,7 @@ def _run_dataset(ds: Dataset, identity: DatasetIdentity, index_dir: Path, index_
                 None if on_ray else _check_judged_docs_indexed(ds, docids), docids, caches, header_for)
     if on_ray:  # shards: their own numbers
         _check_judged_docs_indexed(ds, docids)
+    caches.warm_finishing = functools.partial(warm_finishing, measures=_measures(ds), pool_k=POOL_K, judged=t.judged)
     if hits and hits > (index_info.get("n_docs") or hits):
         log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
             f"at most {index_info['n_docs']:,} per query")
@@ -408,12 +409,16 @@ def _say_reused(dataset: str, rows: list[ResultRow], log) -> None:
             f"everything that made them is unchanged")
 
 
+def _measures(ds: Dataset) -> list[str]:
+    return MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
+
+
 def _run_setting(t: _Target, s: Setting, out: Path, hits, threads, log, on_ray=None, gzip_runs: bool = False,
                  later: Finisher | None = None, device: str = "auto", steps: Steps | None = None) -> ResultRow | Future:
     """The setting's row, or with `later` a Future of it: the search is done here, the rest in `later`."""
     ds, index_info = t.ds, t.index_info
     k = hits or ds.depth  # each search caps it at the collection's size
-    measures = MRTYDI_MEASURES if ds.info and ds.info.kind == "mrtydi" else BEIR_MEASURES
+    measures = _measures(ds)
     system = s.fingerprint(ds.name) if s.arm == "user" else None  # None: a user system with no fingerprint
     made_of = recipe(ds, t.identity, s.describe(), system=system, hits=k, measures=measures,
                      index_key=index_info["key"], gzip_runs=gzip_runs, metadata=t.header_for is not None,

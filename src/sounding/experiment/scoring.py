@@ -77,6 +77,18 @@ def write_and_score(run_file: Path, tag: str, qrels: Qrels, queries: Iterable[st
     return scored
 
 
+def warm_finishing(results, job, *, measures: list[str], pool_k: int, judged: "JudgedDocs | None") -> None:
+    """A setting's finishing (`write_and_score`: its run file written from the arrays, its scores) done on a
+    warm-up search's results and thrown away: what finishing this kind of results compiles (Lucene's float
+    scores, Anserini's ties) is compiled in the setting's set-up, not in the finishing thread beside the next
+    setting's timed search."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="sounding-warm-up-") as tmp:
+        write_and_score(Path(tmp) / "warm-up.trec", "warm-up", job.dataset.qrels, list(results.qids), measures,
+                        results=results, pool_k=pool_k, judged=judged)
+
+
 def score_setting(qrels: Qrels, queries: Iterable[str], measures: list[str], *, results=None, run: Run | None = None,
                   pool_k: int = 10, judged: "JudgedDocs | None" = None) -> Scored:
     """Score a `run` dict, or else a Sounding search's `results` from its arrays (other result types through

@@ -47,6 +47,10 @@ class Caches:
     dense_runs: dict = field(default_factory=dict)  # the dense run of (dataset, model, k): dense and hybrid share it
     encoders: dict = field(default_factory=dict)  # (model, device) → encoder: one model in memory at a time
     compiling: Callable = contextlib.nullcontext  # a context a BM25 search's set-up runs in (a progress step)
+    # the experiment's finishing (run file, scores) done once on the warm-up search's results, in the set-up:
+    # what the finishing compiles for a kind of results (Lucene's float scores, ties) is then compiled there,
+    # not in the finishing thread beside the next setting's timed search
+    warm_finishing: Callable[[Any, "Job"], None] | None = None
 
 
 @dataclass
@@ -98,7 +102,9 @@ def run_bm25(spec, job: Job, caches: Caches, *, dicts: bool = False) -> SystemRu
     warm = time.perf_counter()
     if caches.ray is None:
         with caches.compiling():
-            searcher.search(_warm_up_query(job.dataset.queries), params, threads=caches.threads)
+            warm_results = searcher.search(_warm_up_query(job.dataset.queries), params, threads=caches.threads)
+            if caches.warm_finishing is not None:
+                caches.warm_finishing(warm_results, job)
     warm = time.perf_counter() - warm
     results = searcher.search(job.dataset.queries, params, threads=caches.threads)
     if hasattr(results, "setup_seconds"):
