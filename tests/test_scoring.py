@@ -324,3 +324,24 @@ def test_judged_in_collection_counts_ids_found():
     assert judged_in_collection(["d22", "d22"], ["d1", "d22"]) == 1
     assert judged_in_collection({"zz"}, ids) == 0 and judged_in_collection(set(), ids) == 0
     assert judged_in_collection({"d1"}, ["d1", "d1"]) == 1  # an id twice in the collection
+
+
+def test_each_setting_finishes_its_warm_up_search_in_its_set_up(tmp_path, monkeypatch):
+    """What finishing compiles for a kind of results is set-up: every Sounding BM25 setting finishes its one-query
+    warm-up search (run file and scores, thrown away) before its timed search, with the experiment's measures."""
+    from sounding.experiment import run_experiment, runner
+    from test_harness import make_beir
+
+    data = make_beir(tmp_path / "toy")
+    real, warmed = runner.warm_finishing, []
+
+    def recording(results, job, **kw):
+        warmed.append((len(results.qids), kw["measures"]))
+        return real(results, job, **kw)
+
+    monkeypatch.setattr(runner, "warm_finishing", recording)
+    res = run_experiment([str(data)], tmp_path / "out", layouts=["flat", "multifield"], params=["anserini"],
+                         log=lambda m: None)
+    assert len(res.rows) == 4 and len(warmed) == 4
+    assert all(n == 1 and measures == runner.BEIR_MEASURES for n, measures in warmed)
+    assert not list((tmp_path / "out").rglob("warm-up.trec"))  # thrown away
