@@ -381,12 +381,12 @@ def _run_dataset(ds: Dataset, identity: DatasetIdentity, index_dir: Path, index_
                 None if on_ray else _check_judged_docs_indexed(ds, docids), docids, caches, header_for)
     if on_ray:  # shards: their own numbers
         _check_judged_docs_indexed(ds, docids)
-    caches.warm_finishing = functools.partial(warm_finishing, measures=_measures(ds), pool_k=POOL_K, judged=t.judged)
     if hits and hits > (index_info.get("n_docs") or hits):
         log(f"{ds.name}: {hits:,} hits asked for, but it has {index_info['n_docs']:,} documents: "
             f"at most {index_info['n_docs']:,} per query")
     with on_ray.searching(index_dir) if on_ray else contextlib.nullcontext(), \
             Finisher(enabled=not on_ray) as finisher:
+        caches.warm_finishing = _warm_once(finisher, t)
         steps.settings(ds.name, len(settings))
         for s in settings:
             got = _run_setting(t, s, out, hits, threads, log, on_ray, gzip_runs, finisher.later(s), device, steps)
@@ -407,6 +407,21 @@ def _say_reused(dataset: str, rows: list[ResultRow], log) -> None:
         when = reused[0][:10] if reused[0][:10] == reused[-1][:10] else f"{reused[0][:10]} to {reused[-1][:10]}"
         log(f"{dataset}: {len(reused)} of {len(rows)} rows reused from earlier runs (computed {when}); "
             f"everything that made them is unchanged")
+
+
+def _warm_once(finisher: Finisher, t: _Target) -> Callable:
+    """The set-up's finishing of a warm-up search (scoring.warm_finishing), once per kind of results (Lucene's
+    arithmetic, Anserini's ties: what the finishing compiles differs), after the finishing in flight: one
+    finishing at a time (the cross-check's trec_eval keeps static buffers)."""
+    kinds: set = set()
+
+    def warm(results, job) -> None:
+        kind = (results.settings.get("lucene_norms"), results.settings.get("anserini_ties"))
+        if kind not in kinds:
+            kinds.add(kind)
+            finisher.wait()
+            warm_finishing(results, job, measures=_measures(t.ds), pool_k=POOL_K, judged=t.judged)
+    return warm
 
 
 def _measures(ds: Dataset) -> list[str]:
