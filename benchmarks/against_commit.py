@@ -3,7 +3,9 @@
     git worktree add ../base 0e5dcc6
     python benchmarks/against_commit.py --base ../base [--dataset scifact] [--rounds 5] [--json]
 
-Each side runs from its own `src/` (PYTHONPATH), with its own index of the dataset built beforehand (not
+Each side runs from its own `src/` (PYTHONPATH), its modules' bytecode compiled first (`compileall`, as `pip
+install` does: a module without a `.pyc`, e.g. under PYTHONDONTWRITEBYTECODE, is compiled in every process,
+and the side with more modules would pay more), with its own index of the dataset built beforehand (not
 timed: the index format may differ between commits) and its own numba cache, warmed by one untimed round.
 Then `--rounds` rounds, each running every case once per side in fresh processes, the sides' order
 alternating from round to round (A B, B A, ...). Cases:
@@ -85,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     sides = {"this": HERE, "base": a.base.resolve()}
     envs, indexes, runs = {}, {}, {}
     for name, src in sides.items():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "src")], check=True, stdout=subprocess.DEVNULL)
         envs[name] = _env(src, work / name / "numba")
         indexes[name] = work / name / "index"
         runs[name] = work / name / "run.trec"

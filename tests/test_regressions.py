@@ -7,7 +7,7 @@ import pytest
 
 from sounding.cli import regress_cmd
 from sounding.cli import main
-from sounding.cli.app import app
+from sounding.cli import app
 from sounding.errors import DataError, SoundingError
 from sounding.experiment import regressions as R
 from sounding.experiment.baselines import published

@@ -21,7 +21,6 @@ The Actor and Research goal are the user's to add (names, venues): Sounding does
 from __future__ import annotations
 
 import os
-import platform as _platform
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -36,13 +35,15 @@ _LIBRARIES = ("numpy", "numba", "scipy", "pytrec-eval-terrier", "PyStemmer", "to
 
 def cpu_name() -> str:
     """The CPU's model name (Linux: /proc/cpuinfo), else what `platform` says."""
+    import platform
+
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return _platform.processor() or "unknown"
+    return platform.processor() or "unknown"
 
 
 def _ram() -> str | None:
@@ -54,8 +55,10 @@ def _ram() -> str | None:
 
 
 def _distribution() -> str | None:
+    import platform
+
     try:
-        return _platform.freedesktop_os_release().get("PRETTY_NAME")
+        return platform.freedesktop_os_release().get("PRETTY_NAME")
     except (OSError, AttributeError):
         return None
 
@@ -71,13 +74,15 @@ def _version(dist: str) -> str | None:
 
 def platform_block() -> dict:
     """ir_metadata's `platform`: hardware, operating system, the installed libraries Sounding uses."""
+    import platform
+
     from . import __version__
 
-    libs = [f"python=={_platform.python_version()}"] + [f"{d}=={v}" for d in _LIBRARIES if (v := _version(d))]
-    hardware: dict = {"cpu": {"model": cpu_name(), "architecture": _platform.machine(), "number of cores": os.cpu_count()}}
+    libs = [f"python=={platform.python_version()}"] + [f"{d}=={v}" for d in _LIBRARIES if (v := _version(d))]
+    hardware: dict = {"cpu": {"model": cpu_name(), "architecture": platform.machine(), "number of cores": os.cpu_count()}}
     if _ram():
         hardware["ram"] = _ram()
-    system = {"kernel": f"{_platform.system()} {_platform.release()}"}
+    system = {"kernel": f"{platform.system()} {platform.release()}"}
     if _distribution():
         system["distribution"] = _distribution()
     return {"hardware": hardware, "operating system": system,

@@ -1,16 +1,25 @@
 """`sounding` command line: a thin shell over the Python API (each command is one API call).
 
-Each area registers its commands on `app` in its own module, imported below; `main` (in app.py) is
-the console entry point.
+Each area registers its commands on `app` in its own module (HELP_GROUPS in app.py names it); `main` (in
+app.py) is the console entry point and imports only the module of the command it runs. `sounding.cli.app`
+read from this package is the application with every command registered.
 """
 import sys
 
-from .app import app, main
-# (registers the commands, in the order `sounding --help` lists them)
-from . import (data_cmds, dense_cmds, fusion_cmds, sparse_cmd, rerank_cmd, index_cmd, search_cmd,  # noqa: F401
-               eval_cmds, run_cmd, regress_cmd, profile_cmd, shard_index_cmd)
+from .app import main
+
+del app  # the submodule's name, bound by the import above: `app` here is the application (__getattr__)
 
 __all__ = ["app", "main"]
+
+
+def __getattr__(name: str):
+    if name == "app":
+        module = sys.modules[f"{__name__}.app"]
+        module.load_commands()
+        return module.app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 if __name__ == "__main__":
     sys.exit(main())

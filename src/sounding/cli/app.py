@@ -12,41 +12,61 @@ from ..errors import SoundingError, UserCodeError
 from ..escape import terminal
 
 # `sounding --help` lists the commands in the order of use, a group at a time, each with an example line.
+# Each row also names the module that registers the command: a run imports only the module of the command it
+# runs (`load_commands`), so `sounding eval` does not import the index builder, the runner or the dense arms.
 # A command not named here is still listed, under "Other commands" (tests/test_cli_help.py checks there is none).
-HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("The main job", (
-        ("run", "sounding run scifact nfcorpus --gate"),
-        ("regress", "sounding regress --only 'scifact.*'"),
+        ("run", "run_cmd", "sounding run scifact nfcorpus --gate"),
+        ("regress", "regress_cmd", "sounding regress --only 'scifact.*'"),
     )),
     ("Index and search", (
-        ("index", "sounding index scifact --out idx/scifact"),
-        ("search", "sounding search idx/scifact -q queries.jsonl --run bm25.trec"),
-        ("shard-index", "sounding shard-index nq --out idx/nq --shards 8 --ray local"),
+        ("index", "index_cmd", "sounding index scifact --out idx/scifact"),
+        ("search", "search_cmd", "sounding search idx/scifact -q queries.jsonl --run bm25.trec"),
+        ("shard-index", "shard_index_cmd", "sounding shard-index nq --out idx/nq --shards 8 --ray local"),
     )),
     ("Evaluate and compare runs", (
-        ("eval", "sounding eval qrels.tsv bm25.trec -m nDCG@10 --per-query"),
-        ("compare", "sounding compare qrels.tsv mine.trec bm25.trec"),
-        ("diff", "sounding diff scifact mine.trec bm25.trec --html diff.html"),
-        ("crosscheck", "sounding crosscheck qrels.tsv bm25.trec"),
+        ("eval", "eval_cmds", "sounding eval qrels.tsv bm25.trec -m nDCG@10 --per-query"),
+        ("compare", "eval_cmds", "sounding compare qrels.tsv mine.trec bm25.trec"),
+        ("diff", "eval_cmds", "sounding diff scifact mine.trec bm25.trec --html diff.html"),
+        ("crosscheck", "eval_cmds", "sounding crosscheck qrels.tsv bm25.trec"),
     )),
     ("Dense, sparse, fusion and reranking", (
-        ("encode", "sounding encode scifact"),
-        ("dense-search", "sounding dense-search scifact --run dense.trec"),
-        ("sparse", "sounding sparse scifact --run sparse.trec"),
-        ("fuse", "sounding fuse bm25.trec dense.trec --out fused.trec"),
-        ("sweep", "sounding sweep scifact bm25.trec dense.trec"),
-        ("rerank", "sounding rerank scifact bm25.trec --out reranked.trec"),
+        ("encode", "dense_cmds", "sounding encode scifact"),
+        ("dense-search", "dense_cmds", "sounding dense-search scifact --run dense.trec"),
+        ("sparse", "sparse_cmd", "sounding sparse scifact --run sparse.trec"),
+        ("fuse", "fusion_cmds", "sounding fuse bm25.trec dense.trec --out fused.trec"),
+        ("sweep", "fusion_cmds", "sounding sweep scifact bm25.trec dense.trec"),
+        ("rerank", "rerank_cmd", "sounding rerank scifact bm25.trec --out reranked.trec"),
     )),
     ("Data", (
-        ("datasets", "sounding datasets"),
-        ("fetch", "sounding fetch scifact"),
-        ("check-data", "sounding check-data scifact"),
-        ("profile", "sounding profile scifact"),
+        ("datasets", "data_cmds", "sounding datasets"),
+        ("fetch", "data_cmds", "sounding fetch scifact"),
+        ("check-data", "data_cmds", "sounding check-data scifact"),
+        ("profile", "profile_cmd", "sounding profile scifact"),
     )),
     ("About", (
-        ("version", "sounding version"),
+        ("version", "app", "sounding version"),
     )),
 )
+COMMAND_MODULES = {name: module for _, cmds in HELP_GROUPS for name, module, _ in cmds}
+
+
+def load_commands(name: str | None = None) -> None:
+    """Register command `name` on `app` by importing its module (an unknown or absent name: every module,
+    for the help listing and click's "no such command" hint)."""
+    import importlib
+
+    modules = [COMMAND_MODULES[name]] if name in COMMAND_MODULES else sorted(set(COMMAND_MODULES.values()))
+    for module in modules:
+        if module != "app":
+            importlib.import_module(f"{__package__}.{module}")
+
+
+def _command_name(args: list[str]) -> str | None:
+    """The command a command line runs: its first word that is not an option (the root's options,
+    --version, --debug and --help, take no value)."""
+    return next((a for a in args if not a.startswith("-")), None)
 
 
 class _GroupedHelp(TyperGroup):
@@ -54,7 +74,7 @@ class _GroupedHelp(TyperGroup):
 
     def format_commands(self, ctx, formatter) -> None:
         shown = {n: c for n in self.list_commands(ctx) if (c := self.get_command(ctx, n)) is not None and not c.hidden}
-        groups = [(title, [(n, ex) for n, ex in cmds if n in shown]) for title, cmds in HELP_GROUPS]
+        groups = [(title, [(n, ex) for n, _, ex in cmds if n in shown]) for title, cmds in HELP_GROUPS]
         listed = {n for _, cmds in groups for n, _ in cmds}
         groups.append(("Other commands", [(n, "") for n in shown if n not in listed]))
         width = max(map(len, shown), default=0)
@@ -173,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     `exit_when_done` ends the process here, after flushing stdout and stderr."""
     _done["exit"] = False
     _done["argv"] = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
+    load_commands(_command_name(_done["argv"]))
     _skip_blas_probe()
     if argv is None:
         # A command makes many objects and few reference cycles (numba's start-up alone makes ~1 M objects):
