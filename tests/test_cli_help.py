@@ -18,7 +18,7 @@ def _help() -> str:
 def test_every_command_is_in_a_group_and_listed_in_order_with_its_example():
     group = get_command(app)
     registered = set(group.commands)
-    listed = [name for _, cmds in HELP_GROUPS for name, _, _ in cmds]
+    listed = [name for _, cmds in HELP_GROUPS for name, _ in cmds]
     assert sorted(listed) == sorted(registered)  # no command left to "Other commands", none listed twice
     text = _help()
     assert "Other commands" not in text
@@ -26,7 +26,7 @@ def test_every_command_is_in_a_group_and_listed_in_order_with_its_example():
     assert positions == sorted(positions)  # the groups' order, the main job first
     assert listed[0] == "run" and text.index("The main job:") < text.index("Data:")
     for _, cmds in HELP_GROUPS:
-        for name, _, example in cmds:
+        for name, example in cmds:
             assert example in text
             words = shlex.split(example)
             assert words[:2] == ["sounding", name]
@@ -46,6 +46,7 @@ def test_each_command_is_registered_by_the_module_its_row_names():
     from sounding.cli.app import COMMAND_MODULES
 
     registered = {c.name: c.callback.__module__ for c in app.registered_commands}
+    assert registered.pop("version") == "sounding.cli.app"  # the application's own, always there
     assert registered == {name: f"sounding.cli.{module}" for name, module in COMMAND_MODULES.items()}
 
 

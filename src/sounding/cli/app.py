@@ -12,44 +12,58 @@ from ..errors import SoundingError, UserCodeError
 from ..escape import terminal
 
 # `sounding --help` lists the commands in the order of use, a group at a time, each with an example line.
-# Each row also names the module that registers the command: a run imports only the module of the command it
-# runs (`load_commands`), so `sounding eval` does not import the index builder, the runner or the dense arms.
 # A command not named here is still listed, under "Other commands" (tests/test_cli_help.py checks there is none).
-HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
+HELP_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("The main job", (
-        ("run", "run_cmd", "sounding run scifact nfcorpus --gate"),
-        ("regress", "regress_cmd", "sounding regress --only 'scifact.*'"),
+        ("run", "sounding run scifact nfcorpus --gate"),
+        ("regress", "sounding regress --only 'scifact.*'"),
     )),
     ("Index and search", (
-        ("index", "index_cmd", "sounding index scifact --out idx/scifact"),
-        ("search", "search_cmd", "sounding search idx/scifact -q queries.jsonl --run bm25.trec"),
-        ("shard-index", "shard_index_cmd", "sounding shard-index nq --out idx/nq --shards 8 --ray local"),
+        ("index", "sounding index scifact --out idx/scifact"),
+        ("search", "sounding search idx/scifact -q queries.jsonl --run bm25.trec"),
+        ("shard-index", "sounding shard-index nq --out idx/nq --shards 8 --ray local"),
     )),
     ("Evaluate and compare runs", (
-        ("eval", "eval_cmds", "sounding eval qrels.tsv bm25.trec -m nDCG@10 --per-query"),
-        ("compare", "eval_cmds", "sounding compare qrels.tsv mine.trec bm25.trec"),
-        ("diff", "eval_cmds", "sounding diff scifact mine.trec bm25.trec --html diff.html"),
-        ("crosscheck", "eval_cmds", "sounding crosscheck qrels.tsv bm25.trec"),
+        ("eval", "sounding eval qrels.tsv bm25.trec -m nDCG@10 --per-query"),
+        ("compare", "sounding compare qrels.tsv mine.trec bm25.trec"),
+        ("diff", "sounding diff scifact mine.trec bm25.trec --html diff.html"),
+        ("crosscheck", "sounding crosscheck qrels.tsv bm25.trec"),
     )),
     ("Dense, sparse, fusion and reranking", (
-        ("encode", "dense_cmds", "sounding encode scifact"),
-        ("dense-search", "dense_cmds", "sounding dense-search scifact --run dense.trec"),
-        ("sparse", "sparse_cmd", "sounding sparse scifact --run sparse.trec"),
-        ("fuse", "fusion_cmds", "sounding fuse bm25.trec dense.trec --out fused.trec"),
-        ("sweep", "fusion_cmds", "sounding sweep scifact bm25.trec dense.trec"),
-        ("rerank", "rerank_cmd", "sounding rerank scifact bm25.trec --out reranked.trec"),
+        ("encode", "sounding encode scifact"),
+        ("dense-search", "sounding dense-search scifact --run dense.trec"),
+        ("sparse", "sounding sparse scifact --run sparse.trec"),
+        ("fuse", "sounding fuse bm25.trec dense.trec --out fused.trec"),
+        ("sweep", "sounding sweep scifact bm25.trec dense.trec"),
+        ("rerank", "sounding rerank scifact bm25.trec --out reranked.trec"),
     )),
     ("Data", (
-        ("datasets", "data_cmds", "sounding datasets"),
-        ("fetch", "data_cmds", "sounding fetch scifact"),
-        ("check-data", "data_cmds", "sounding check-data scifact"),
-        ("profile", "profile_cmd", "sounding profile scifact"),
+        ("datasets", "sounding datasets"),
+        ("fetch", "sounding fetch scifact"),
+        ("check-data", "sounding check-data scifact"),
+        ("profile", "sounding profile scifact"),
     )),
     ("About", (
-        ("version", "app", "sounding version"),
+        ("version", "sounding version"),
     )),
 )
-COMMAND_MODULES = {name: module for _, cmds in HELP_GROUPS for name, module, _ in cmds}
+# The module that registers each command: a run imports only the module of the command it runs
+# (`load_commands`), so `sounding eval` imports neither the index builder, nor the runner, nor the dense arms.
+_MODULE_COMMANDS = {
+    "run_cmd": ("run",),
+    "regress_cmd": ("regress",),
+    "index_cmd": ("index",),
+    "search_cmd": ("search",),
+    "shard_index_cmd": ("shard-index",),
+    "eval_cmds": ("eval", "compare", "diff", "crosscheck"),
+    "dense_cmds": ("encode", "dense-search"),
+    "sparse_cmd": ("sparse",),
+    "fusion_cmds": ("fuse", "sweep"),
+    "rerank_cmd": ("rerank",),
+    "data_cmds": ("datasets", "fetch", "check-data"),
+    "profile_cmd": ("profile",),
+}
+COMMAND_MODULES = {name: module for module, names in _MODULE_COMMANDS.items() for name in names}
 
 
 def load_commands(name: str | None = None) -> None:
@@ -57,10 +71,8 @@ def load_commands(name: str | None = None) -> None:
     for the help listing and click's "no such command" hint)."""
     import importlib
 
-    modules = [COMMAND_MODULES[name]] if name in COMMAND_MODULES else sorted(set(COMMAND_MODULES.values()))
-    for module in modules:
-        if module != "app":
-            importlib.import_module(f"{__package__}.{module}")
+    for module in [COMMAND_MODULES[name]] if name in COMMAND_MODULES else _MODULE_COMMANDS:
+        importlib.import_module(f"{__package__}.{module}")
 
 
 def _command_name(args: list[str]) -> str | None:
@@ -74,7 +86,7 @@ class _GroupedHelp(TyperGroup):
 
     def format_commands(self, ctx, formatter) -> None:
         shown = {n: c for n in self.list_commands(ctx) if (c := self.get_command(ctx, n)) is not None and not c.hidden}
-        groups = [(title, [(n, ex) for n, _, ex in cmds if n in shown]) for title, cmds in HELP_GROUPS]
+        groups = [(title, [(n, ex) for n, ex in cmds if n in shown]) for title, cmds in HELP_GROUPS]
         listed = {n for _, cmds in groups for n, _ in cmds}
         groups.append(("Other commands", [(n, "") for n in shown if n not in listed]))
         width = max(map(len, shown), default=0)

@@ -3,12 +3,11 @@
 The sum, over the relevant hits ranked within k, of the precision at each one's rank, divided by the number
 of relevant judgements (retrieved or not). Relevant: grade >= rel (trec_eval -l).
 """
-from .base import Family, JUDGED_ONLY, REL
+from .base import Family, GRADED
 
 
 def value(q, m) -> float:
-    if m.judged_only:
-        q = q.judged_only()
+    q = m.ranking(q)
     rel = m.param("rel")
     c = q.within(m.k, rel)
     return q.cum_prec(rel)[c - 1] / q.num_rel(rel) if c else 0.0
@@ -19,8 +18,7 @@ FAMILY = Family(
     doc="Average precision: the mean, over every relevant judgement, of the precision at its rank (0 if not "
         "retrieved within k).",
     value=value,
-    params={"rel": REL,
-            "judged_only": JUDGED_ONLY},
+    params=GRADED,
     spellings=("map", "map_cut"),
     trec_eval=("map", "map_cut_{k}"),
 )

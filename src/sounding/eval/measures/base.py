@@ -36,6 +36,7 @@ class Param:
 
 REL = Param(int, 1, "lowest grade counted relevant (trec_eval -l)", low=0)
 JUDGED_ONLY = Param(bool, False, "rank only the judged hits (trec_eval -J)")
+GRADED = {"rel": REL, "judged_only": JUDGED_ONLY}  # a measure of relevant hits in a ranking: trec_eval's -l and -J
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,14 @@ class Family:
         assert self.cutoff in ("required", "optional", "none"), self.cutoff
         assert self.aggregate in ("mean", "sum", "gmean"), self.aggregate
 
+
+
+def at_cutoff(name: str, doc: str, value: Callable[["Query", "Measure"], float], trec_eval_cut: str,
+              spellings: tuple[str, ...] = ()) -> Family:
+    """A family counting relevant hits in the top k (P, R, Success): k required, trec_eval's -l and -J as
+    parameters, a trec_eval name only with the cutoff (`P_{k}`)."""
+    return Family(name=name, doc=doc, value=value, cutoff="required", params=GRADED, spellings=spellings,
+                  trec_eval=(None, trec_eval_cut))
 
 @dataclass(frozen=True)
 class Measure:
@@ -99,6 +108,10 @@ class Measure:
     def judged_only(self) -> bool:
         """Whether trec_eval computes this measure with -J (unjudged hits removed before ranking)."""
         return bool(dict(self.params).get("judged_only", False))
+
+    def ranking(self, q: "Query") -> "Query":
+        """The query's hits as this measure ranks them: with judged_only, the judged hits alone (trec_eval -J)."""
+        return q.judged_only() if self.judged_only else q
 
     @property
     def horizon(self) -> float:

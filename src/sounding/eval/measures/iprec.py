@@ -7,7 +7,7 @@ over all of them (0 if none). Relevant: grade >= rel.
 """
 import math
 
-from .base import Family, JUDGED_ONLY, Param, REL
+from .base import GRADED, Family, Param
 
 LEVELS = tuple(i / 10 for i in range(11))  # trec_eval's default recall levels, 0.0 ... 1.0
 
@@ -27,7 +27,7 @@ def at_level(q, recall: float, rel: int) -> float:
 
 
 def value(q, m) -> float:
-    return at_level(q.judged_only() if m.judged_only else q, m.param("recall"), m.param("rel"))
+    return at_level(m.ranking(q), m.param("recall"), m.param("rel"))
 
 
 def label(m):
@@ -42,9 +42,7 @@ FAMILY = Family(
     value=value,
     cutoff="none",
     cutoff_param="recall",
-    params={"recall": Param(float, None, "the recall level, 0 to 1", low=0.0, high=1.0),
-            "rel": REL,
-            "judged_only": JUDGED_ONLY},
+    params={"recall": Param(float, None, "the recall level, 0 to 1", low=0.0, high=1.0), **GRADED},
     spellings=("IPrec",),
     trec_eval=("iprec_at_recall_{recall:.2f}", None),
     whole_ranking=True,

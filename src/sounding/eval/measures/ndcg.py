@@ -12,8 +12,7 @@ from .base import Family, JUDGED_ONLY
 
 
 def value(q, m) -> float:
-    if m.judged_only:
-        q = q.judged_only()
+    q = m.ranking(q)
     k = m.k
     c = q.within(k, 1)
     ideal = q.ideal()

@@ -1,11 +1,10 @@
 """Rprec: precision after R hits, R the number of relevant judgements (trec_eval's `Rprec`): relevant hits in
 the top min(R, hits retrieved), divided by R; 0 when either is 0. Relevant: grade >= rel."""
-from .base import Family, JUDGED_ONLY, REL
+from .base import Family, GRADED
 
 
 def value(q, m) -> float:
-    if m.judged_only:
-        q = q.judged_only()
+    q = m.ranking(q)
     rel = m.param("rel")
     num_rel = q.num_rel(rel)
     look = min(q.n, num_rel)
@@ -17,8 +16,7 @@ FAMILY = Family(
     doc="Precision at rank R (the number of relevant judgements): relevant hits in the top R / R.",
     value=value,
     cutoff="none",
-    params={"rel": REL,
-            "judged_only": JUDGED_ONLY},
+    params=GRADED,
     trec_eval=("Rprec", None),
     whole_ranking=True,
 )

@@ -124,6 +124,18 @@ def window_end(docs, p, hi, stop):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
+def essential_clauses(rest, n_cl, theta, prune):
+    """MaxScore's split of a window's clauses (heaviest first): how many can still bring in a document that
+    reaches θ (float32 bits of the k-th best score so far); the clauses after them, which together add at most
+    `rest[i]` from clause i on, only add to documents the first ones found. All of them without `prune` or θ."""
+    n_essential = n_cl
+    if prune and theta > 0:
+        while n_essential > 0 and f32_bits(rest[n_essential - 1] * PRUNE_SLACK) < theta:
+            n_essential -= 1
+    return n_essential
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
 def drop_hopeless(rest, theta, wacc, wtouched, nt, wbits):
     """Keep the window's documents whose score could still reach θ with `rest` more, their bit set;
     the others leave the touched list, their accumulator zeroed and bit cleared. Returns how many

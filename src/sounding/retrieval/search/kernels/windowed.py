@@ -28,9 +28,9 @@ import numba as nb
 import numpy as np
 
 from .bounds import BLOCK_SHIFT
-from .selection import emit, f32_bits
-from .window import (PRUNE_SLACK, SMALL_K, close_window, drop_hopeless, heap_close, heap_emit, lower_bound, listed,
-                     lucene_part, most_clauses, raise_theta, rank_ties, window_end)
+from .selection import emit
+from .window import (SMALL_K, close_window, drop_hopeless, essential_clauses, heap_close, heap_emit, lower_bound,
+                     listed, lucene_part, most_clauses, raise_theta, rank_ties, window_end)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -131,10 +131,7 @@ def search_windowed(clauses, postings, impacts, imp_base, lucene, maxima, max_ba
                     x = max(x, maxima[b])
                 bound = (lucene_part(c_weight[c], x) if lucene else c_weight[c] * np.float64(x)) if e > p else 0.0
                 rest[i] = rest[i + 1] + bound
-            n_essential = n_cl  # clauses from n_essential on cannot bring a new document in
-            if prune and theta > 0:
-                while n_essential > 0 and f32_bits(rest[n_essential - 1] * PRUNE_SLACK) < theta:
-                    n_essential -= 1
+            n_essential = essential_clauses(rest, n_cl, theta, prune)  # the clauses after cannot bring a new document in
             nt = 0
             for i in range(n_essential):  # every posting; remember first touches
                 c = first + i

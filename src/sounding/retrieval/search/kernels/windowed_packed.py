@@ -32,8 +32,8 @@ import numpy as np
 
 from ....index.packed import BLOCK, BLOCK_SHIFT, decode_block, decode_list, get_bits
 from .postings import Held, PackedPostings
-from .selection import emit, f32_bits
-from .window import (PRUNE_SLACK, clause_bound, close_window, drop_hopeless, lower_bound, most_clauses,
+from .selection import emit
+from .window import (clause_bound, close_window, drop_hopeless, essential_clauses, lower_bound, most_clauses,
                      raise_theta, rank_ties, window_end)
 
 _F32_ONE = np.float32(1.0)
@@ -355,10 +355,7 @@ def search_windowed_packed(clauses, postings, norms, lucene, maxima, prune, look
                         x = max(x, maxima[bb])
                     bound = clause_bound(c_weight[c], x, lucene)
                 rest[i] = rest[i + 1] + bound
-            n_essential = n_cl  # clauses from n_essential on cannot bring a new document in
-            if prune and theta > 0:
-                while n_essential > 0 and f32_bits(rest[n_essential - 1] * PRUNE_SLACK) < theta:
-                    n_essential -= 1
+            n_essential = essential_clauses(rest, n_cl, theta, prune)  # the clauses after cannot bring a new document in
             nt = 0
             for i in range(n_essential):  # every posting; remember first touches
                 c = first + i
