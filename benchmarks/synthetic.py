@@ -416,22 +416,21 @@ def _load() -> str:
 
 def bench_build(corpus: Path, index: Path, postings: str, memory: float, positions: bool = False,
                 env: dict | None = None) -> dict:
-    """Build with `sounding index` in a child process (environment `env`, default this one's); wall
-    seconds, CPU seconds and the tree's peak PSS."""
+    """`sounding index CORPUS --out INDEX --postings P --memory GIB` in a child process (environment `env`,
+    default this one's); wall seconds, CPU seconds and the tree's peak PSS."""
     import os
     import shutil
     import subprocess
+    import tempfile
 
     shutil.rmtree(index, ignore_errors=True)
-    # the API, as `sounding index` calls it but without its progress bar (whose thread keeps the
-    # analysis in one process: forking beside a running thread is not safe)
-    code = ("import sys; from sounding.index.corpus import index_dataset; "
-            "index_dataset(sys.argv[1], sys.argv[2], postings=sys.argv[3], memory=int(float(sys.argv[4]) * 2**30), "
-            "positions=sys.argv[5] == 'positions')")
-    cmd = [sys.executable, "-c", code, str(corpus), str(index), postings, str(memory), "positions" if positions else "-"]
+    # the whole command, as a user runs it (any commit's: the options are the same since packed postings came)
+    cmd = [sys.executable, "-m", "sounding", "index", str(corpus), "--out", str(index), "--postings", postings,
+           "--memory", str(memory), *(["--positions"] if positions else [])]
     t0 = time.perf_counter()
     load = _load()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
+    err = tempfile.TemporaryFile()  # the command's messages, shown if it fails (a pipe could fill while we poll)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
     peak, peak_at = 0, 0.0
     while True:
         pss = _tree_pss_kb(proc.pid)
@@ -443,7 +442,9 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float, positio
         time.sleep(0.2)
     seconds = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"index build failed ({os.waitstatus_to_exitcode(status)}): {' '.join(cmd)}")
+        err.seek(0)
+        raise SystemExit(f"index build failed ({os.waitstatus_to_exitcode(status)}): {' '.join(cmd)}: "
+                         f"{err.read().decode(errors='replace').strip()[-300:]}")
     return {"postings": postings, "positions": positions, "build_s": round(seconds, 1), "build_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
             "build_peak_pss_gib": round(peak / 2**20, 2), "build_peak_at_s": round(peak_at, 1), "load_at_start": load,
             "load": _load()}

@@ -65,7 +65,7 @@ class QueryAnalysis:
         def lookup(term: str) -> int | None:
             return seen[term] if term in seen else seen.setdefault(term, term_ids.get(term))
 
-        return [self.matches(toks, typos, typo_factor, lookup) for toks in tokens]
+        return Matches(self.matches(toks, typos, typo_factor, lookup) for toks in tokens)
 
     def matches(self, tokens: list[str], typos: bool, typo_factor: float, lookup) -> list[tuple[int, float]]:
         """(term id, weight factor) per query term occurrence group of a query's analysed `tokens`, in
@@ -93,13 +93,29 @@ class QueryAnalysis:
         return TypoMatcher(self.index.terms)
 
 
+class Matches(list):
+    """A batch's `matches` (a list: each query's (term id, weight factor) pairs), with the flat arrays the
+    clauses are made from laid out once (`arrays`): a batch kept analysed is searched again per BM25 setting,
+    and laying it out cost ~1 ms a search at 1,109 queries (~9 % of a top-10 batch on scifact)."""
+
+    @cached_property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return _flat(self)
+
+
+def _flat(matches: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's number of terms, then every query's terms (int64) and counts (float64), one after another."""
+    lens = np.fromiter((len(m) for m in matches), dtype=np.int64, count=len(matches))
+    terms = np.fromiter((t for m in matches for t, _ in m), dtype=np.int64, count=sum(map(len, matches)))
+    counts = np.fromiter((c for m in matches for _, c in m), dtype=np.float64, count=len(terms))
+    return lens, terms, counts
+
+
 def make_clauses(coll: Collection, matches: list, lay: Layout, setting: SettingArrays, k1: float, lucene: bool,
                  idf: np.ndarray) -> tuple:
     """Per-query clause arrays (CSR): pointers, field, term, weight, group, and the merged-tf layout's idf
     (kernels/clauses.py)."""
-    lens = np.fromiter((len(m) for m in matches), dtype=np.int64, count=len(matches))
-    terms = np.fromiter((t for m in matches for t, _ in m), dtype=np.int64, count=sum(map(len, matches)))
-    counts = np.fromiter((c for m in matches for _, c in m), dtype=np.float64, count=len(terms))
+    lens, terms, counts = matches.arrays if isinstance(matches, Matches) else _flat(matches)
     return clause_arrays(coll, lens, terms, counts, lay, setting, k1, lucene, idf)
 
 
