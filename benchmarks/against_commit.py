@@ -15,7 +15,9 @@ alternating from round to round (A B, B A, ...). Cases:
 - `eval`: the whole `sounding eval QRELS RUN -m nDCG@10 -m R@100 --json` command (the run file `search` wrote);
 - `per-query@10`, `per-query@1000`: one process opens `Searcher(INDEX)` and calls `search({qid: text}, k=...)`
   for each judged test query in turn, once untimed then timed (queries per second of the timed pass; the
-  process's start-up and compiling are outside the timer).
+  process's start-up and compiling are outside the timer);
+- `batch@10`, `batch@1000`: one process opens `Searcher(INDEX)`, searches the same queries as one
+  batch (1 thread) once untimed, then again and again for a second (queries per second).
 
 The run files of both sides must be byte-identical (else exit 1). Prints each case's median seconds per
 side with every round's figure, the ratio (this checkout / base: below 1 is faster) and the 1-minute load
@@ -54,6 +56,24 @@ for q, t in queries.items():
 print(len(queries) / (time.perf_counter() - start))
 """
 
+BATCH = r"""
+import sys, time
+from sounding.datasets import load_dataset
+try:
+    from sounding.retrieval.search import Searcher
+except ImportError:
+    from sounding.search import Searcher
+index, dataset, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+items = list(load_dataset(dataset).queries.items())
+s = Searcher(index)
+s.search(items, k=k, threads=1)
+passes, start = 0, time.perf_counter()
+while passes == 0 or time.perf_counter() - start < 1.0:
+    s.search(items, k=k, threads=1)
+    passes += 1
+print(passes * len(items) / (time.perf_counter() - start))
+"""
+
 
 def _env(src: Path, cache: Path) -> dict:
     return {**os.environ, "PYTHONPATH": str(src / "src"), "NUMBA_CACHE_DIR": str(cache)}
@@ -66,8 +86,8 @@ def _sounding(env: dict, *args: str, capture: bool = False) -> tuple[float, str]
     return time.perf_counter() - start, (done.stdout or b"").decode()
 
 
-def _per_query(env: dict, index: Path, dataset: str, k: int) -> float:
-    out = subprocess.run([sys.executable, "-c", PER_QUERY, str(index), dataset, str(k)], env=env, check=True,
+def _in_process(code: str, env: dict, index: Path, dataset: str, k: int) -> float:
+    out = subprocess.run([sys.executable, "-c", code, str(index), dataset, str(k)], env=env, check=True,
                          capture_output=True, text=True).stdout
     return float(out.split()[-1])
 
@@ -100,8 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         "search": lambda n: _sounding(envs[n], "search", str(indexes[n]), "--queries", queries, "--hits", "1000",
                                       "--threads", "1", "--run", str(runs[n]))[0],
         "eval": lambda n: _sounding(envs[n], "eval", qrels, str(runs[n]), "-m", "nDCG@10", "-m", "R@100", "--json")[0],
-        "per-query@10": lambda n: _per_query(envs[n], indexes[n], a.dataset, 10),
-        "per-query@1000": lambda n: _per_query(envs[n], indexes[n], a.dataset, 1000),
+        "per-query@10": lambda n: _in_process(PER_QUERY, envs[n], indexes[n], a.dataset, 10),
+        "per-query@1000": lambda n: _in_process(PER_QUERY, envs[n], indexes[n], a.dataset, 1000),
+        "batch@10": lambda n: _in_process(BATCH, envs[n], indexes[n], a.dataset, 10),
+        "batch@1000": lambda n: _in_process(BATCH, envs[n], indexes[n], a.dataset, 1000),
     }
     for name in sides:  # warm-up: numba's caches filled, pages read
         for case in cases.values():
@@ -121,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{a.dataset}: this checkout against {a.base} ({a.rounds} alternated rounds, load {load_start:.2f} → {load_end:.2f})")
     for case, per_side in figures.items():
         med = {n: statistics.median(v) for n, v in per_side.items()}
-        qps = case.startswith("per-query")
+        qps = case.startswith(("per-query", "batch"))
         ratio = med["base"] / med["this"] if qps else med["this"] / med["base"]  # time ratio: < 1 is faster
         unit = "q/s" if qps else "s"
         out["cases"][case] = {"unit": unit, "median": med, "runs": per_side, "time_ratio": ratio}
