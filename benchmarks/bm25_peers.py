@@ -417,8 +417,7 @@ def time_corpus(c: dict, E: dict, ok: list[str], base: dict, args, logdir: Path,
                     E[n]["error"] = f"search: {t['error']}"
                     print(f"  {n:13s} search FAILED: {t['error']}", flush=True)
                     continue
-                t.setdefault("first_sight_qps", None)
-                sight = t.pop("first_sight_qps")
+                sight = t.pop("first_sight_qps", None)
                 if "timing" not in E[n]:
                     E[n]["timing"] = t
                     t["first_sight_qps"] = [sight]

@@ -59,27 +59,12 @@ def _coverage_note(qrels, run, console: Console, name: object = "run") -> None:
                       "(scored 0)", highlight=False, soft_wrap=True)
 
 
-def _may_have_header(run: Path) -> bool:
-    """Whether a run file can start with an ir_metadata header: its first byte is '#', or it is gzip'd (a pipe is
-    not peeked at: what is read from it would be gone for the scoring)."""
-    if not Path(run).is_file():
-        return False
-    try:
-        with open(run, "rb") as f:
-            head = f.read(2)
-    except OSError:
-        return False  # (the run's reading says what is wrong with it)
-    return head[:1] == b"#" or head == b"\x1f\x8b"
-
-
 def _header_warnings(runs: list[Path], console: Console) -> None:
     """One line for each run whose ir_metadata header is broken (the run is scored anyway, as trec_eval does)."""
-    for run in runs:
-        problem = None
-        if _may_have_header(run):
-            from ..provenance import header_warning
+    from ..provenance import header_warning
 
-            problem = header_warning(run)
+    for run in runs:
+        problem = header_warning(run) if Path(run).is_file() else None
         if problem:
             console.print(f"[yellow]warning:[/yellow] {shown(problem)}", highlight=False, soft_wrap=True)
 
@@ -98,12 +83,9 @@ def eval_cmd(
     from ..eval.run_file import evaluate_run_file, large_run
 
     ms = _measures(measure)
-    if len(runs) == 1:
-        labels = [str(runs[0])]
-    else:
-        from ..eval.comparison import run_labels
+    from ..eval.comparison import run_labels
 
-        labels = run_labels(runs)
+    labels = run_labels(runs)
     q = _qrels(qrels, compiled=any(large_run(r) for r in runs) or None)  # compiled where a run's scan loads numba
     err = Console(stderr=True)  # notes on stderr: --json's stdout stays JSON
     _header_warnings(runs, err)
