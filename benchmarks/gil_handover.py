@@ -97,7 +97,7 @@ def searcher_scaling(index: str, dataset: str, rounds: int = 3) -> dict:
         s.search([(q, t)], params)
     plan = s.single._plan
     clauses = [plan.texts[t][:3] for _, t in queries]
-    kernel = nb.njit(nogil=True)(single.search_one.py_func)
+    kernel = nb.njit(nogil=True)(single.search_one_gil.py_func)
 
     @nb.njit(nogil=True)
     def loop(ptr, fields, terms, weights, reps, offsets, docs, tfs, impacts, imp_base, lucene, maxima, max_base,

@@ -74,7 +74,15 @@ def test_other_settings_and_layouts_take_the_batch_path(index):
     assert s.single._plan is None
 
 
-def test_client_threads_get_their_own_hits(index):
+@pytest.mark.parametrize("release", [False, True])
+def test_client_threads_get_their_own_hits(index, release, monkeypatch):
+    """Kernels holding the GIL, and kernels letting it go with the turn (kernels/handover.py)."""
+    from sounding.retrieval.search import single
+    from sounding.retrieval.search.kernels import handover
+
+    if release:  # every query's kernel lets the GIL go, even a thread's searching alone
+        monkeypatch.setattr(single, "RELEASE_POSTINGS", 0)
+        monkeypatch.setattr(handover, "SIDE_BY_SIDE", 1 << 40)
     s = Searcher(index)
     qs = _queries()
     batch = s.search(qs, k=10)
@@ -91,6 +99,38 @@ def test_client_threads_get_their_own_hits(index):
         t.join()
     for i in range(len(qs)):
         _same(out[i], batch, i)
+    assert s.single._plan.release is release
+
+
+def test_the_turn_is_taken_given_up_and_taken_over():
+    """kernels/handover.py: a thread holds the turn from its kernel's end to its next kernel's start; a
+    waiter takes a free turn at once, and one held by a thread gone after SPIN rounds."""
+    import numba as nb
+
+    from sounding.retrieval.search.kernels import handover
+
+    @nb.njit
+    def end_then_start(turn, me, start):
+        handover.wait_for(turn, me)
+        held = turn[0]
+        if start:
+            handover.give_up(turn, me)
+        return held, turn[0]
+
+    turn = np.zeros(1, np.int64)
+    assert end_then_start(turn, 3, True) == (3, 0)  # free: taken; given up at the next start
+    assert end_then_start(turn, 3, False) == (3, 3)
+    assert end_then_start(turn, 3, False) == (3, 3)  # its own: kept
+    assert end_then_start(turn, 5, True) == (5, 0)  # held by 3, gone: taken over after SPIN rounds
+    turn[0] = 7
+
+    @nb.njit
+    def start(turn, me):
+        handover.give_up(turn, me)
+        return turn[0]
+
+    assert start(turn, 5) == 7  # another thread's turn is not given up
+    assert handover.mark() != handover.mark()
 
 
 def test_a_python_analyzer_and_packed_postings(tmp_path):

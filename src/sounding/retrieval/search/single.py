@@ -10,10 +10,12 @@ own at top 10 on a small collection. So this path keeps what repeats:
   (analysis/compiled.py, `grow` off) where the analyzer has one;
 * per thread: the kernel's scratch (the Searcher's).
 
-A query is then one compiled call (`search_one`), which holds no GIL when the query reads many postings:
-threads each searching one query run side by side. The hits, scores and settings are those the batch path gives the same query (the same
-kernel, kernels/windowed.py); the path takes the sum layouts (flat, multifield) on raw postings without a
-proximity bonus, typos or Anserini's ties, and leaves everything else to the batch path.
+A query is then one compiled call (`search_one`). Where a setting's queries read many postings, the call
+lets the GIL go for the kernel and takes part in a turn (kernels/handover.py) so that the thread coming
+back from its kernel takes the GIL as the other lets it go, without a sleep: client threads each searching
+one query run side by side. The hits, scores and settings are those the batch path gives the same query
+(the same kernel, kernels/windowed.py); the path takes the sum layouts (flat, multifield) on raw postings
+without a proximity bonus, typos or Anserini's ties, and leaves everything else to the batch path.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import numpy as np
 
 from ... import validate
 from .hits import Results
-from .kernels import windowed
+from .kernels import handover, windowed
 from .kernels.clauses import Clauses
 from .kernels.postings import Postings
 from .kernels.selection import Ranking, Selection, TopK
@@ -54,15 +56,31 @@ def _search_one(c_field, c_term, c_weight, offsets, docs, tfs, impacts, imp_base
     return out_docs, out_scores, out_n
 
 
-# A query's kernel without the GIL, so that client threads search side by side; but a short one keeps
-# it. Each query also holds the GIL for ~5 µs of Python (the call, its arguments, the results), and a
-# thread waiting for the GIL is woken when the other lets it go (a futex wake: tens of µs on a virtual
-# machine); when the kernel is not several times longer than that, the threads queue on the GIL and
-# every query pays a wake-up (measured at top 10 on nfcorpus, ~3 µs kernels, 2 client threads: less
-# than half the queries a second of one thread when every kernel let go; about the same when none did).
-search_one = nb.njit(nogil=True, cache=True)(_search_one)
 search_one_gil = nb.njit(cache=True)(_search_one)
-LONG_QUERY = 1 << 13  # postings in a query's lists from which its kernel lets the GIL go (~15-20 µs)
+
+
+def _search_one_released(c_field, c_term, c_weight, offsets, docs, tfs, impacts, imp_base, lucene, maxima, max_base,
+                         prune, lookup_ratio, rank, rank_to_doc, rank_bits, k, wacc, wtouched, wbits, sel, tmp, hist,
+                         turn, me):
+    """search_one_gil without the GIL, taking part in the turn (`turn`, this thread's mark `me`)."""
+    handover.give_up(turn, me)
+    out = search_one_gil(c_field, c_term, c_weight, offsets, docs, tfs, impacts, imp_base, lucene, maxima, max_base,
+                         prune, lookup_ratio, rank, rank_to_doc, rank_bits, k, wacc, wtouched, wbits, sel, tmp, hist)
+    handover.wait_for(turn, me)
+    return out
+
+
+search_one = nb.njit(nogil=True, cache=True)(_search_one_released)
+
+# Mean postings a query of a setting reads (over the texts searched so far) from which its queries' kernels
+# let the GIL go. Each query holds the GIL for ~5 µs of Python (the call, its arguments, the results), about
+# twice that while another thread searches (the objects it touches come from the other core's cache); a
+# kernel much shorter than that gains nothing from a second thread, and each hand-over costs. Measured at
+# top 10 with 2 client threads (benchmarks/gil_handover.py): nfcorpus (mean 671 postings, ~3 µs kernels)
+# 0.64x one thread when every kernel lets go, 0.88x when none does; scifact (4,376) 1.22x against 0.79x;
+# synthetic-0.05 (12,831) 1.69x against 1.22x. Queries of one setting all go one way: mixing the two was
+# slower than either (a thread holding the GIL through its kernel keeps the other waiting for it).
+RELEASE_POSTINGS = 1 << 11
 
 
 @nb.njit(cache=True)
@@ -101,7 +119,9 @@ class Plan:
         self.settings["k"] = self.k
         if capped:
             self.settings["k_asked"] = params.k
-        self.texts: dict[str, tuple] = {}  # text → (field, term, weight) clause arrays, and whether it is long
+        self.texts: dict[str, tuple] = {}  # text → (field, term, weight) clause arrays
+        self.postings = self.searched = 0  # postings in the lists of the texts searched, and their number
+        self.release = False  # whether a query's kernel lets the GIL go (RELEASE_POSTINGS)
         self.docids, self.rank = searcher.index.docids, searcher.rank
         self.filled = s.filled if s.filled is not None else np.zeros(0, np.bool_)
 
@@ -159,10 +179,18 @@ class SingleQuery:
         scratch = getattr(self._local, "arrays", None)
         if scratch is None or scratch[0] != plan.k:
             buf = self._thread_scratch().window(plan.k)
+            mark = scratch[2] if scratch is not None else handover.mark()
             scratch = self._local.arrays = (plan.k, (buf["wacc"], buf["wtouched"], buf["wbits"], buf["sel"], buf["tmp"],
-                                                     buf["hist"]))
-        kernel = search_one if clauses[3] else search_one_gil
-        docs, scores, counts = kernel(*clauses[:3], *plan.args, *scratch[1])
+                                                     buf["hist"]), mark)
+        last = handover.LAST  # (kernels/handover.py)
+        if last[0] != scratch[2]:
+            last[0], last[1] = scratch[2], handover.SIDE_BY_SIDE
+        elif last[1]:
+            last[1] -= 1
+        if plan.release and last[1]:
+            docs, scores, counts = search_one(*clauses, *plan.args, *scratch[1], handover.TURN, scratch[2])
+        else:
+            docs, scores, counts = search_one_gil(*clauses, *plan.args, *scratch[1])
         seconds = time.perf_counter() - start - filling
         settings = dict(plan.settings)
         settings["empty_queries"] = [] if len(clauses[0]) else [qid]
@@ -189,12 +217,12 @@ class SingleQuery:
         list_state(self.searcher.collection.offsets, plan.filled, none, none)
         buf = self._thread_scratch().window(plan.k)
         scratch = (buf["wacc"], buf["wtouched"], buf["wbits"], buf["sel"], buf["tmp"], buf["hist"])
-        for kernel in (search_one, search_one_gil):
-            kernel(none, none, weights, *plan.args, *scratch)
+        search_one_gil(none, none, weights, *plan.args, *scratch)
+        search_one(none, none, weights, *plan.args, *scratch, np.zeros(1, np.int64), 1)
 
     def _clauses(self, plan: Plan, text: str) -> tuple[tuple, float]:
-        """A query text's clause arrays (field, term, weight) and whether its lists are long (LONG_QUERY), its
-        lists' part of the setting made (and the seconds that took)."""
+        """A query text's clause arrays (field, term, weight), its lists' part of the setting made (and the
+        seconds that took); the plan's count of postings read a query updated."""
         s = self.searcher
         params = plan.params
         terms, counts = self._terms(text)
@@ -203,7 +231,10 @@ class SingleQuery:
                                                      plan.idf)[:4]
         postings, made = list_state(s.collection.offsets, plan.filled, c_field, c_term)
         filling = 0.0 if made else s.settings.fill(plan.setting, c_field, c_term)
-        clauses = (c_field, c_term, c_weight, postings >= LONG_QUERY)
+        clauses = (c_field, c_term, c_weight)
+        plan.postings += postings
+        plan.searched += 1
+        plan.release = plan.postings >= RELEASE_POSTINGS * plan.searched
         texts = plan.texts
         if len(texts) >= TEXTS:
             texts.pop(next(iter(texts)), None)
