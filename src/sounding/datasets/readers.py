@@ -67,6 +67,56 @@ def iter_lines(path: str | Path, limit: int = MAX_RECORD) -> Iterator[tuple[int,
                                     "fetch or copy the file again") from None
 
 
+def iter_blocks(path: str | Path, size: int = 1 << 20, limit: int = MAX_RECORD) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number of the block's first line, block): the file's lines about `size` bytes at a
+    time, as bytes, each block starting with b"\n" (so a pattern anchored at "\n" sees every line's start)
+    and without its last line end; blank lines included. For a pass over a whole corpus that looks at few
+    of its lines (iter_lines costs a Python call, a decode and two strips a line). A line of more than
+    `limit` bytes is a DataError once `limit` bytes of it are read."""
+    path = Path(path)
+    if not path.is_file():
+        raise SoundingError(f"{path}: file not found")
+    lineno, tail = 1, b""
+    try:
+        for data in _unpacked(path, size):
+            data = tail + data
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                tail = data
+            else:
+                block, tail = data[:cut], data[cut + 1 :]
+                yield lineno, b"\n" + block
+                lineno += block.count(b"\n") + 1
+            if len(tail) > limit:
+                raise DataError(path, lineno, f"line longer than {_size(limit)}; not a line of this format")
+    except (EOFError, zlib.error) as e:
+        raise DataError(path, None, f"gzip data is truncated or corrupt after line {lineno} ({e}); "
+                                    "fetch or copy the file again") from None
+    if tail:
+        yield lineno, b"\n" + tail
+
+
+def _unpacked(path: Path, size: int) -> Iterator[bytes]:
+    """The file's bytes, gzip unpacked (every member), `size` packed bytes at a time (at most 4 × `size`
+    bytes a piece). zlib directly: gzip.GzipFile unpacks 8 KiB a call, ~25 % slower over a whole corpus."""
+    with open(path, "rb") as stream:
+        if not is_gzip(path):
+            yield from iter(lambda: stream.read(size), b"")
+            return
+        unpacker, fresh = zlib.decompressobj(31), True  # (31: a gzip member, header and trailer)
+        while raw := stream.read(size):
+            while raw:
+                out = unpacker.decompress(raw, 4 * size)
+                fresh = False
+                if out:
+                    yield out
+                raw = unpacker.unconsumed_tail
+                if unpacker.eof:  # the member ends; another may follow
+                    raw, unpacker, fresh = unpacker.unused_data, zlib.decompressobj(31), True
+        if not fresh:
+            raise EOFError("the file ends inside a gzip member")
+
+
 def _size(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
 
