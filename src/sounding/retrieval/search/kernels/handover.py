@@ -36,10 +36,10 @@ SPIN = 1 << 11  # rounds a waiter spins before it takes the turn over
 # One turn for the process (the GIL is one): 0, nobody's; else the holding thread's mark.
 TURN = np.zeros(1, np.int64)
 
-# Whether threads search side by side now: the mark of the thread that searched last and the queries left
-# before a thread searching alone is taken to be alone (a kernel letting the GIL go costs a thread alone
-# ~0.4 µs a query, ~3 % at top 10 on scifact). A thread searching alone gets no one's turn wrong: it
-# searches each query with the GIL held; the first query of another thread finds another mark here.
+# Whether threads search side by side now: the mark of the thread that searched last, and the queries left
+# before a thread searching on its own is taken to be alone. Alone, it keeps the GIL through its kernels
+# (letting it go costs a thread alone ~0.4 µs a query, ~3 % at top 10 on scifact); the first query of
+# another thread finds another mark here, and the kernels let the GIL go again.
 LAST = [0, 0]
 SIDE_BY_SIDE = 64
 _MARKS = itertools.count(1)
