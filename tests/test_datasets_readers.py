@@ -93,3 +93,54 @@ def test_qrels_malformed_lines_name_file_and_line(tmp_path):
         load_qrels(write(tmp_path / "q.tsv", "query-id\tcorpus-id\tscore\n1\td\t1\n1\td2\n"))
     with pytest.raises(DataError, match=r"r\.txt:1: relevance grade 'high' is not an integer"):
         load_qrels(write(tmp_path / "r.txt", "1 Q0 d high\n"))
+
+
+def _lines_one_by_one(path, limit):
+    """What iter_lines gives, a line at a time (readline, decode, strip), or the DataError it raises:
+    ((line number, text) pairs, (line, message) of the error or None)."""
+    from sounding.datasets.readers import is_gzip
+
+    out = []
+    with (gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")) as f:
+        for n, raw in enumerate(f, 1):
+            body = raw[:-1] if raw.endswith(b"\n") else raw
+            if len(body) > limit:
+                return out, (n, "line longer than")
+            try:
+                line = body.decode("utf-8")
+            except UnicodeDecodeError as e:
+                return out, (n, f"invalid UTF-8 at byte {e.start}")
+            line = (line.lstrip("\ufeff") if n == 1 else line).rstrip("\r")
+            if line.strip():
+                out.append((n, line))
+    return out, None
+
+
+def test_lines_are_the_lines_of_the_file(tmp_path):
+    """iter_lines gives every line, number and error a plain reading of the file gives: blank, CRLF and
+    non-ASCII lines, a BOM, a line of bad UTF-8 or longer than the limit, with or without a last line end,
+    plain and gzip."""
+    import random
+
+    from sounding.datasets import readers
+
+    rng = random.Random(7)
+    pieces = ["abc", "d\u00e9j\u00e0 vu", "\u4e2d\u6587", "", "   ", "x" * 40, "tab\there"]
+    for case in range(40):
+        lines = [rng.choice(pieces).encode() + (b"\r" if rng.random() < 0.2 else b"") for _ in range(rng.randint(0, 30))]
+        if lines and case % 3 == 0:
+            lines[rng.randrange(len(lines))] = b"ok \xff bad"
+        if lines and case % 4 == 1:
+            lines[rng.randrange(len(lines))] = b"y" * 100
+        data = (b"\xef\xbb\xbf" if case % 5 == 0 else b"") + b"\n".join(lines) + (b"\n" if case % 2 else b"")
+        path = write(tmp_path / f"f{case}.txt", data, gz=case % 7 == 0)
+        want, error = _lines_one_by_one(path, 60)
+        got = []
+        try:
+            for item in readers.iter_lines(path, 60):
+                got.append(item)
+        except DataError as e:
+            assert error is not None and e.line == error[0] and error[1] in str(e), (case, str(e))
+        else:
+            assert error is None, case
+        assert got == want, case
