@@ -8,7 +8,7 @@ own at top 10 on a small collection. So this path keeps what repeats:
 * per query text (the plan's last TEXTS texts): its clauses, the terms looked up and their lists' part
   of the setting made once, the text analysed by the compiled chain straight to index term ids
   (analysis/compiled.py, `grow` off) where the analyzer has one;
-* per thread: the kernel's scratch (the Searcher's).
+* per thread and setting: the kernel's arguments, with the thread's scratch (the Searcher's).
 
 A query is then one compiled call (`search_one`). Where a setting's queries read many postings, the call
 lets the GIL go for the kernel and takes part in a turn (kernels/handover.py) so that the thread coming
@@ -76,7 +76,8 @@ search_one = nb.njit(nogil=True, cache=True)(_search_one_released)
 # let the GIL go. Each query holds the GIL for ~5 µs of Python (the call, its arguments, the results), about
 # twice that while another thread searches (the objects it touches come from the other core's cache); a
 # kernel much shorter than that gains nothing from a second thread, and each hand-over costs. Measured at
-# top 10 with 2 client threads (benchmarks/gil_handover.py): nfcorpus (mean 671 postings, ~3 µs kernels)
+# top 10, two client threads against one, each searching the dataset's queries over and over
+# (docs/benchmarks-log.md, third 2026-12-05 round): nfcorpus (mean 671 postings, ~3 µs kernels)
 # 0.64x one thread when every kernel lets go, 0.88x when none does; scifact (4,376) 1.22x against 0.79x;
 # synthetic-0.05 (12,831) 1.69x against 1.22x. Queries of one setting all go one way: mixing the two was
 # slower than either (a thread holding the GIL through its kernel keeps the other waiting for it).
@@ -179,13 +180,13 @@ class SingleQuery:
         call = getattr(self._local, "call", None)
         if call is None or call[0] is not plan:
             call = self._local.call = self._call_for(plan, call)
-        last = handover.LAST  # (kernels/handover.py)
-        if last[0] != call[3]:
-            last[0], last[1] = call[3], handover.SIDE_BY_SIDE
+        last, mark = handover.LAST, call[2][-1]  # (kernels/handover.py)
+        if last[0] != mark:
+            last[0], last[1] = mark, handover.SIDE_BY_SIDE
         elif last[1]:
             last[1] -= 1
         if plan.release and last[1]:
-            docs, scores, counts = search_one(*clauses, *call[1], *call[2])
+            docs, scores, counts = search_one(*clauses, *call[2])
         else:
             docs, scores, counts = search_one_gil(*clauses, *call[1])
         seconds = time.perf_counter() - start - filling
@@ -194,16 +195,16 @@ class SingleQuery:
         return Results([qid], docs, scores, counts, plan.docids, seconds, settings, plan.rank, filling)
 
     def _call_for(self, plan: Plan, last: tuple | None) -> tuple:
-        """This thread's arguments to the kernel for `plan`: (plan, the plan's arguments and this thread's
-        scratch, the turn and this thread's mark, the mark). The plan's arrays are passed as this thread's
-        own views of them: a call changes the reference count of each array it is given, and an array
-        object two threads share moves between their cores' caches at every query (~0.1 µs an array; a
-        call takes 17)."""
+        """This thread's arguments to the kernel for `plan`: (plan, search_one_gil's: the plan's arguments and
+        this thread's scratch, search_one's: those, the turn and this thread's mark). The plan's arrays are
+        passed as this thread's own views of them: a call changes the reference count of each array it is
+        given, and an array object two threads share moves between their cores' caches at every query
+        (~0.1 µs an array; a call takes 17)."""
         buf = self._thread_scratch().window(plan.k)
-        mark = last[3] if last is not None else handover.mark()
+        mark = last[2][-1] if last is not None else handover.mark()
         own = tuple(a.view() if isinstance(a, np.ndarray) else a for a in plan.args)
-        scratch = (buf["wacc"], buf["wtouched"], buf["wbits"], buf["sel"], buf["tmp"], buf["hist"])
-        return plan, own + scratch, (handover.TURN.view(), mark), mark
+        held = own + (buf["wacc"], buf["wtouched"], buf["wbits"], buf["sel"], buf["tmp"], buf["hist"])
+        return plan, held, held + (handover.TURN.view(), mark)
 
     def _plan_for(self, params: BM25Params) -> Plan:
         with self._lock:
