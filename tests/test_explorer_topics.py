@@ -164,3 +164,25 @@ def test_the_compiled_analysis_marks_the_words_the_python_analysis_marks(tmp_pat
 
 def _python_marker(self, analyze, number):
     self.analyze, self.number, self.cache, self.compiled = analyze, number, {}, None
+
+
+def test_a_bad_wanted_line_is_one_error_naming_file_and_line(tmp_path):
+    """A wanted document's line that is not JSON (or not UTF-8), and a cut-short gzip: one error naming the
+    file (and line); a bad line nobody wants is never read."""
+    import gzip
+
+    import pytest
+
+    from sounding.errors import DataError, SoundingError
+
+    good = "".join(json.dumps({"_id": f"d{i}", "title": "t", "text": "x"}) + "\n" for i in range(5))
+    for bad in (b'{"_id": "w", "text": "cut\n', b'{"_id": "w", "text": "\xff"}\n'):
+        corpus = tmp_path / "corpus.jsonl"
+        corpus.write_bytes(good.encode() + b'{"_id": "u", "text": \n' + bad)
+        with pytest.raises(SoundingError, match=r"corpus\.jsonl:7: bad JSON"):
+            list(T._documents(corpus, {"d1", "w"}))
+        assert [d for d, _, _ in T._documents(corpus, {"d1", "d4"})] == ["d1", "d4"]
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(good.encode() * 200)[:-30])
+    with pytest.raises(DataError, match=r"cut\.jsonl\.gz.*truncated or corrupt"):
+        list(T._documents(cut, {"missing"}))
