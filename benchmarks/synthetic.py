@@ -415,9 +415,9 @@ def _load() -> str:
 
 
 def bench_build(corpus: Path, index: Path, postings: str, memory: float, positions: bool = False,
-                env: dict | None = None) -> dict:
-    """`sounding index CORPUS --out INDEX --postings P --memory GIB` in a child process (environment `env`,
-    default this one's); wall seconds, CPU seconds and the tree's peak PSS."""
+                env: dict | None = None, analyzer: str | None = None) -> dict:
+    """`sounding index CORPUS --out INDEX --postings P --memory GIB [--analyzer A]` in a child process
+    (environment `env`, default this one's); wall seconds, CPU seconds and the tree's peak PSS."""
     import os
     import shutil
     import subprocess
@@ -426,7 +426,8 @@ def bench_build(corpus: Path, index: Path, postings: str, memory: float, positio
     shutil.rmtree(index, ignore_errors=True)
     # the whole command, as a user runs it (any commit's: the options are the same since packed postings came)
     cmd = [sys.executable, "-m", "sounding", "index", str(corpus), "--out", str(index), "--postings", postings,
-           "--memory", str(memory), *(["--positions"] if positions else [])]
+           "--memory", str(memory), *(["--positions"] if positions else []),
+           *(["--analyzer", analyzer] if analyzer else [])]
     t0 = time.perf_counter()
     load = _load()
     err = tempfile.TemporaryFile()  # the command's messages, shown if it fails (a pipe could fill while we poll)

@@ -11,6 +11,10 @@ Two workloads per language, each on a fresh analyzer instance (its per-token mem
 Times are CPU seconds of this process, the best of --repeat runs. Reports terms/s (terms the
 analyzer emits), queries or sentences/s and characters/s; prints a Markdown table, then the JSON
 record (machine, package versions, load averages, command, numbers).
+For analyzers with a compiled chain (analysis/compiled.py, what `sounding index` runs), the
+sentences are also analysed by it, in one call on their UTF-8 bytes (the encoding timed too), on a
+fresh chain: `compiled_sentences_terms_per_s`. The one-text-at-a-time calls above are what a
+batch of queries goes through.
 
 --baseline SRC also loads the `sounding` package found in SRC (another checkout's src/, e.g. the
 revision before a change) under another name, and runs its analyzer and this one in turn, round
@@ -91,6 +95,22 @@ def _run(factory, texts: list[str]) -> tuple[float, int]:
     return time.process_time() - t0, terms
 
 
+def _run_compiled(factory, texts: list[str]) -> tuple[float, int] | None:
+    analyzer = factory()
+    if not hasattr(analyzer, "compiled"):
+        return None
+    import numpy as np
+
+    chain = analyzer.compiled()
+    t0 = time.process_time()
+    parts = [t.encode("utf-8", "surrogatepass") for t in texts]
+    ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
+    spans = np.stack([ends - np.array([len(p) for p in parts], np.int64), ends], axis=1)
+    toks, _ = chain.scan(np.frombuffer(b"".join(parts), np.uint8), spans)
+    seconds = time.process_time() - t0
+    return seconds, int((toks >= 0).sum())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", help="folder holding mrtydi/<lang>/topics.*.gz (default: ../shared/datasets)")
@@ -117,6 +137,7 @@ def main() -> None:
         try:
             for side in factories.values():
                 side[name]()  # made once first: a missing segmenter fails here, and start-up costs are paid
+            _run_compiled(factories["this"][name], test[:10])  # its kernels loaded (or compiled) once, untimed
         except Exception as exc:  # a missing optional segmenter: report and go on
             print(f"{code}: {exc}", file=sys.stderr)
             continue
@@ -127,6 +148,9 @@ def main() -> None:
             for workload, texts in (("topics", test), ("sentences", synthetic)):
                 for side, made in factories.items():
                     runs.setdefault((side, workload), []).append(_run(made[name], texts))
+            compiled = _run_compiled(factories["this"][name], synthetic)
+            if compiled:
+                runs.setdefault(("this", "compiled"), []).append(compiled)
         row = {"lang": code, "analyzer": name, "topics": len(test), "sentences": len(synthetic),
                "sentence_chars": sum(map(len, synthetic))}
         for side in factories:
@@ -137,6 +161,11 @@ def main() -> None:
                 row[f"{key}_seconds"] = round(seconds, 4)
                 row[f"{key}_terms_per_s"] = round(terms / seconds)
                 row[f"{key}_per_s"] = round(count / seconds)
+        if ("this", "compiled") in runs:
+            seconds, terms = min(runs["this", "compiled"])
+            row["compiled_sentences_terms"] = terms
+            row["compiled_sentences_seconds"] = round(seconds, 4)
+            row["compiled_sentences_terms_per_s"] = round(terms / seconds)
         if args.baseline:
             for workload in ("topics", "sentences"):
                 ratios = sorted((t_base / t_this) * (n_this / n_base) for (t_this, n_this), (t_base, n_base)
@@ -157,12 +186,14 @@ def main() -> None:
                   f"| {r['topics_ratio']:.2f} ({t[0]:.2f}–{t[2]:.2f}) | {r['baseline_sentences_terms_per_s']:,} "
                   f"| {r['sentences_terms_per_s']:,} | {r['sentences_ratio']:.2f} ({s[0]:.2f}–{s[2]:.2f}) |")
     else:
-        print("| lang | analyzer | test topics | terms/s (topics, cold) | topics/s | terms/s (3k sentences) | chars/s (sentences) |")
-        print("|---|---|---:|---:|---:|---:|---:|")
+        print(f"| lang | analyzer | test topics | terms/s (topics, cold) | topics/s | terms/s ({args.sentences:,} "
+              "sentences) | chars/s (sentences) | terms/s (sentences, compiled chain) |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             chars = round(r["sentence_chars"] / r["sentences_seconds"])
+            fast = f"{r['compiled_sentences_terms_per_s']:,}" if "compiled_sentences_terms_per_s" in r else "—"
             print(f"| {r['lang']} | `{r['analyzer']}` | {r['topics']} | {r['topics_terms_per_s']:,} | "
-                  f"{r['topics_per_s']:,} | {r['sentences_terms_per_s']:,} | {chars:,} |")
+                  f"{r['topics_per_s']:,} | {r['sentences_terms_per_s']:,} | {chars:,} | {fast} |")
     print("load averages (1, 5, 15 min) at the start and after each language:",
           "; ".join(" ".join(f"{x:.2f}" for x in load) for load in loads))
     record = {

@@ -1,15 +1,18 @@
-"""Compiled English analysis (analysis/compiled.py) gives the Python chain's tokens and terms.
+"""Compiled analysis (analysis/compiled.py) gives the Python chain's tokens and terms.
 
-The Python chain (english.py, standard.py, porter.py) is the reference, itself checked against
-Lucene (tests/test_english_analysis.py, tests/comparison): every case here compares the two.
+The Python chains (english.py, standard.py, porter.py; languages.py's StandardTokenizer chains) are
+the reference, themselves checked against Lucene (tests/test_english_analysis.py,
+tests/test_languages.py, tests/comparison): every case here compares the two.
 """
+import gzip
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sounding.analysis import get_analyzer
+from sounding.analysis import get_analyzer, list_analyzers
 from sounding.analysis import compiled
 from sounding.analysis.bytetable import ByteTable
 from sounding.analysis.porter import LuceneStemmer
@@ -19,12 +22,13 @@ from sounding.analysis.standard import scanner_arrays, standard_tokenize
 from test_english_analysis import ANALYZER_CASES, TOKENIZER_CASES
 
 CHAINS = ("english-lucene", "english-snowball")
+# the Mr. TyDi languages whose chains start with the StandardTokenizer (Mr. TyDi code: analyzer)
+LANGUAGES = {"ar": "arabic", "bn": "bengali", "fi": "finnish", "id": "indonesian", "ru": "russian", "te": "telugu"}
 
 
 def reference(name: str):
-    """A fresh Python chain (its own stem cache)."""
-    a = get_analyzer(name)
-    return type(a)(a.name, a.stop_words, a._stem_words, a.compiled_stemmer)
+    """A fresh Python chain (its own memo of terms)."""
+    return next(a.factory for a in list_analyzers() if a.name == name)()
 
 
 def test_scanner_shortcuts_hold():
@@ -67,6 +71,54 @@ def test_compiled_chains_agree_with_python(texts):
         assert get_analyzer(name).compiled().terms(texts) == [reference(name)(t) for t in texts]
 
 
+# letters, marks and digits of the languages' scripts, upper and lower case where the script has them
+SCRIPTS = list("МоскваЁёЙйЪъ" "القاهرةأإآـ٠١٢٣٤٥٦٧٨٩ً" "বাংলাদেশ্১২৩\u09bc" "తెలుగుభాష్౧౨౩" "ÄäÖöÅåŠšŽž" "IıİSsß") + [
+    "\u200c", "\u200d", "\u0640", "\u064b", "\u09cd", "\u0c4d", "ja", "dan", "и", "في", "এবং", "మరియు", "vanhin",
+    "python", "Pythonin", "pembacaan", "МОСКВЫ", "talojen"]
+LANGUAGE_TEXT = st.lists(
+    st.one_of(st.sampled_from(SCRIPTS), st.sampled_from(list("aZ09_.,;:'\" \t\n-\u00a0")), st.characters(codec="utf-8")),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LANGUAGE_TEXT, min_size=1, max_size=8))
+def test_compiled_language_chains_agree_with_python(texts):
+    for name in LANGUAGES.values():
+        assert get_analyzer(name).compiled().terms(texts) == [reference(name)(t) for t in texts], name
+
+
+def test_compiled_language_chains_fold_ascii_as_their_chain_does():
+    # Telugu's chain has no lower-case filter: its ASCII keys keep their case; the others fold them
+    text = "Python python PYTHON Pythonin"
+    assert get_analyzer("telugu").compiled().terms([text]) == [["Python", "python", "PYTHON", "Pythonin"]]
+    assert get_analyzer("russian").compiled().terms([text]) == [["python", "python", "python", "pythonin"]]
+    assert get_analyzer("finnish").compiled().terms([text]) == [reference("finnish")(text)]
+
+
+def _vocabulary(name: str, texts: list[str]) -> ByteTable:
+    vocab = ByteTable()
+    vocab.add_all(sorted({t for text in texts for t in reference(name)(text)}))
+    return vocab
+
+
+@pytest.mark.parametrize("name", list(LANGUAGES.values()))
+def test_compiled_language_queries_match_python(name):
+    texts = ["Москва и МОСКВЫ москва", "القاهرة والكتاب ١٢٣", "বাংলাদেশ এবং বাংলা", "తెలుగు భాష Python",
+             "Helsingissä ja vanhin python", "pembacaan dan membaca", "", "the The"]
+    vocab = _vocabulary(name, texts[:4])  # the later texts' terms are mostly outside it: dropped
+    words = vocab.keys()
+    chain = get_analyzer(name).compiled(vocab, grow=False)
+    for text in texts:
+        want: dict[str, float] = {}
+        for t in reference(name)(text):
+            if t in words:
+                want[t] = want.get(t, 0.0) + 1.0
+        ids, counts = chain.query(text)
+        assert dict(zip((words[i] for i in ids.tolist()), counts.tolist())) == want, text
+        assert ids.dtype == np.int64 and list(want) == [words[i] for i in ids.tolist()]  # first occurrence first
+
+
 def _random_texts(n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     pool = list("aZ09_.,;:'\" \t\n\u00a0\u202f\u2019©®™é\u0301\u200d\ufe0f\u20e3あア中กי\"sS") + [
@@ -97,6 +149,35 @@ def test_compiled_chains_on_100k_random_strings():
         ref = reference(name)
         assert [(t, g) for t, g in zip(texts, got) if g != ref(t)] == []
     assert [t for t in texts[:20_000] if compiled.tokenize(t) != standard_tokenize(t)] == []
+
+
+@pytest.mark.slow
+def test_compiled_language_chains_on_random_strings():
+    rng = random.Random(20261206)
+    pool = SCRIPTS + list("aZ09_.,;:'\" \t\n-\u00a0\u2019") + ["\U0001F4A9", "\ud83d", "İ", "Σ"]
+    texts = ["".join(rng.choice(pool) if rng.random() < 0.9 else chr(rng.randint(0x80, 0x10FFFF))
+                     for _ in range(rng.randint(0, 40))) for _ in range(20_000)]
+    for name in LANGUAGES.values():
+        got = get_analyzer(name).compiled().terms(texts)
+        ref = reference(name)
+        assert [(t, g) for t, g in zip(texts, got) if g != ref(t)] == [], name
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("code", list(LANGUAGES))
+def test_compiled_language_chains_on_mrtydi_topics(shared_data, code):
+    texts = []
+    for split in ("train", "dev", "test"):
+        path = shared_data / "mrtydi" / code / f"topics.mrtydi-v1.1-{code}.{split}.txt.gz"
+        if path.exists():
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                texts += [line.rstrip("\n").split("\t", 1)[1] for line in f if "\t" in line]
+    if not texts:
+        pytest.skip(f"Mr. TyDi {code} topics not in {shared_data}")
+    name = LANGUAGES[code]
+    got = get_analyzer(name).compiled().terms(texts)
+    ref = reference(name)
+    assert [(t, g) for t, g in zip(texts, got) if g != ref(t)] == []
 
 
 def test_compiled_porter_matches_lucene_stemmer():

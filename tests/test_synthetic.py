@@ -92,3 +92,20 @@ def test_pseudo_words_are_never_stop_words():
     except ImportError:
         pass
     assert not forms & stops
+
+
+def test_language_corpus_is_deterministic_and_of_the_language(tmp_path):
+    import language_build
+
+    words = ["Москва", "столица", "России", "и", "река", "Волга", "книги", "1812", "города", "Когда"]
+    a = language_build.generate(words, tmp_path / "a", docs=300, seed=3)
+    b = language_build.generate(words, tmp_path / "b", docs=300, seed=3)
+    assert a == b and _digests(tmp_path / "a") == _digests(tmp_path / "b")
+    assert a["vocabulary"] == int(language_build.HEAPS_K * a["tokens"] ** language_build.HEAPS_BETA)
+    docs = list(iter_corpus(tmp_path / "a" / "corpus.jsonl.gz"))
+    assert [d.id for d in docs] == [f"doc{i}" for i in range(300)]
+    text = " ".join(d.title + " " + d.text for d in docs)
+    assert sum(len(d.title.split()) + len(d.text.split()) for d in docs) == a["tokens"]
+    assert set(text) <= set("".join(words) + " ,.")  # pseudo-words are pieces of the language's words
+    language_build.generate(words, tmp_path / "c", docs=300, seed=4)
+    assert _digests(tmp_path / "c") != _digests(tmp_path / "a")

@@ -1,20 +1,21 @@
-"""Compiled English analysis: UTF-8 bytes in, term ids out, no Python object per token.
+"""Compiled analysis: UTF-8 bytes in, term ids out, no Python object per token.
 
-The same chains as english.py (StandardTokenizer → possessive → lower case → stop words → stem),
-with the same tokens and terms, for indexing at the speed of compiled code:
+The chains that start with Lucene's StandardTokenizer and then map each token on its own (English,
+english.py; Arabic, Bengali, Finnish, Indonesian, Russian and Telugu, languages.py), with the same
+tokens and terms as their Python form, for indexing at the speed of compiled code:
 
 * the scanner is Lucene's automaton (standard.py's tables), run over the UTF-8 bytes of the text
   (surrogates passed), code point by code point, with the 255-unit token buffer;
-* each token becomes a key: an ASCII token lower-cased with a trailing 's removed (what the Python
-  chain's filters do to it), any other token as it is (`scan_tokens`, a chunk at a time); each thread
-  keeps a table of the keys it has seen, valued by their term id (stop words are in it from the start,
-  valued STOP), and each token comes out as its key's value (`look_up`: the table outgrows the caches
-  at a large vocabulary, so the lookups run in a pass of their own that prefetches a few tokens ahead);
+* each token becomes a key: an ASCII token folded as the chain folds it (lower-cased when the
+  chain lower-cases first; without a trailing 's for the English chains), any other token as it is
+  (`scan_tokens`, a chunk at a time); each thread keeps a table of the keys it has seen, valued by
+  their term id (the English stop words are in it from the start, valued STOP), and each token comes
+  out as its key's value (`look_up`: the table outgrows the caches at a large vocabulary, so the
+  lookups run in a pass of their own that prefetches a few tokens ahead);
 * a key seen for the first time is learnt once, under a lock, into the shared vocabulary (a
   `ByteTable`: term → id): ASCII keys of `english-lucene` by the compiled Porter stemmer
   (porter_kernel.py), every other key by the analyzer's own Python filters and stemmer
-  (`EnglishAnalyzer.surface_terms` / `token_terms`), so the terms are the Python chain's by
-  construction.
+  (`surface_terms` / `token_terms`), so the terms are the Python chain's by construction.
 
 The kernels release the GIL: several threads analyse chunks at once, each with its own key table.
 """
@@ -35,6 +36,7 @@ STOP = -1  # a key whose token is dropped (stop word, or nothing left after the 
 MAX_KEY = 1024  # bytes of the longest token: 255 UTF-16 units, at most 3 bytes each
 AHEAD = 16  # tokens ahead whose key's slot look_up prefetches (its record: half as far)
 SURFACE_LIMIT = 1 << 22  # keys a thread's table holds before it starts afresh (the terms do not depend on it)
+LOWER, POSSESSIVE = 1, 2  # how scan_tokens folds an ASCII token into its key (bits of `fold`)
 
 
 @nb.njit
@@ -52,12 +54,16 @@ def _decode(buf, j):
 
 
 @nb.njit(cache=True, nogil=True)
-def scan_tokens(buf, spans, trans, emit, bmp, astral_start, astral_class, roles, keys, ends, hashes, counts, bounds):
+def scan_tokens(buf, spans, trans, emit, bmp, astral_start, astral_class, roles, fold, keys, ends, hashes, counts,
+                bounds):
     """The tokens of each span buf[spans[s, 0]:spans[s, 1]], tokens counts[s]:counts[s + 1]: token k's
-    key (an ASCII token lower-cased without a possessive 's, any other token as it is) is
+    key (an ASCII token lower-cased with `fold` & LOWER and without a possessive 's with `fold` &
+    POSSESSIVE, any other token as it is) is
     keys[ends[k - 1]:ends[k]] (ends[-1] = 0), its hash hashes[k]; with `bounds` not empty, its
     (start, end) bytes go there. Returns the number of tokens."""
     record = bounds.shape[0] > 0
+    lower = 32 if fold & LOWER else 0
+    possessive = fold & POSSESSIVE != 0
     nt = 0
     p = 0  # bytes of keys written
     for s in range(spans.shape[0]):
@@ -78,7 +84,7 @@ def scan_tokens(buf, spans, trans, emit, bmp, astral_start, astral_class, roles,
                     c = buf[r]
                     if c >= 0x80 or roles[c] != WORD:
                         break
-                    keys[p + r - i] = c + 32 if 65 <= c <= 90 else c
+                    keys[p + r - i] = c + lower if 65 <= c <= 90 else c
                     r += 1
                 if r - i <= MAX_TOKEN_LENGTH:
                     after = roles[buf[r]] if r < end and buf[r] < 0x80 else SLOW
@@ -122,9 +128,9 @@ def scan_tokens(buf, spans, trans, emit, bmp, astral_start, astral_class, roles,
                         if c >= 0x80:
                             ascii = False
                             break
-                        keys[p + q] = c + 32 if 65 <= c <= 90 else c
+                        keys[p + q] = c + lower if 65 <= c <= 90 else c
                     if ascii:
-                        if m >= 2 and keys[p + m - 1] == 115 and keys[p + m - 2] == 39:  # a possessive 's
+                        if possessive and m >= 2 and keys[p + m - 1] == 115 and keys[p + m - 2] == 39:  # a possessive 's
                             m -= 2
                     else:
                         keys[p : p + m] = buf[i:mark]
@@ -215,7 +221,8 @@ def resolve(toks, nt, keys):
 
 
 @nb.njit(cache=True, nogil=True)
-def query_terms(buf, trans, emit, bmp, astral_start, astral_class, roles, keys, ends, hashes, t, n, vocab, porter):
+def query_terms(buf, trans, emit, bmp, astral_start, astral_class, roles, fold, keys, ends, hashes, t, n, vocab,
+                porter):
     """One text's distinct terms in a fixed vocabulary, in order of first occurrence, and how often each
     occurs: scan, look up, learn new keys (Lucene's Porter stemmer, `porter`) and count in one call.
     The key table (t, n) must have room for a key per byte of the text (ByteTable.reserve).
@@ -223,7 +230,7 @@ def query_terms(buf, trans, emit, bmp, astral_start, astral_class, roles, keys, 
     then learn entries from the n given on and call again)."""
     spans = np.zeros((1, 2), np.int64)
     spans[0, 1] = buf.shape[0]
-    nt = scan_tokens(buf, spans, trans, emit, bmp, astral_start, astral_class, roles, keys, ends, hashes,
+    nt = scan_tokens(buf, spans, trans, emit, bmp, astral_start, astral_class, roles, fold, keys, ends, hashes,
                      np.zeros(2, np.int64), np.zeros((0, 2), np.int64))
     toks = np.empty(nt, np.int32)
     first = n
@@ -299,15 +306,23 @@ ROLES = ascii_roles(*_SCANNER[:3])
 _NO_BOUNDS = np.zeros((0, 2), np.int64)
 
 
-class CompiledEnglish:
-    """An EnglishAnalyzer's chain in compiled code, with a vocabulary of its own (`vocab`: term → id,
-    ids in order of first sight), or, `grow` off, a fixed vocabulary (an index's: a term outside it
-    is dropped, as a search drops it). Thread-safe: each thread keeps its own key table."""
+class CompiledChain:
+    """An analyzer's chain in compiled code, with a vocabulary of its own (`vocab`: term → id, ids in
+    order of first sight), or, `grow` off, a fixed vocabulary (an index's: a term outside it is
+    dropped, as a search drops it). Thread-safe: each thread keeps its own key table.
+
+    The analyzer says how (english.py's EnglishAnalyzer, filters.py's StandardChain):
+    `lower_case` (its chain lower-cases every token first: ASCII keys are lower-cased),
+    `possessive` (it drops an English possessive 's: ASCII keys lose theirs), `compiled_stemmer`
+    ("lucene-porter": ASCII keys are stemmed here), `dropped_keys` (keys whose tokens it drops, in
+    every key table from the start), and the terms of new keys: `surface_terms` (ASCII keys folded as
+    above) and `token_terms` (keys that are the tokens as scanned), "" for a dropped token."""
 
     def __init__(self, analyzer, vocab: ByteTable | None = None, grow: bool = True):
         self.analyzer = analyzer
         self.vocab = vocab if vocab is not None else ByteTable(1 << 16, 1 << 20)
         self.grow = grow
+        self.fold = (LOWER if analyzer.lower_case else 0) | (POSSESSIVE if analyzer.possessive else 0)
         self.porter = analyzer.compiled_stemmer == "lucene-porter"
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -316,8 +331,10 @@ class CompiledEnglish:
         table = getattr(self._local, "keys", None)
         if table is None or table.n > SURFACE_LIMIT:
             table = ByteTable(1 << 16, 1 << 20)
-            table.add_all(sorted(self.analyzer.stop_words))
-            table.set_values(np.arange(table.n), np.full(table.n, STOP))
+            dropped = sorted(self.analyzer.dropped_keys)
+            if dropped:
+                table.add_all(dropped)
+                table.set_values(np.arange(table.n), np.full(table.n, STOP))
             self._local.keys = table
         return table
 
@@ -329,7 +346,7 @@ class CompiledEnglish:
         if scratch is None:
             scratch = self._local.scratch = Scratch()
         first = table.n
-        toks, counts = scan(buf, spans, table, scratch)
+        toks, counts = scan(buf, spans, table, scratch, fold=self.fold)
         if table.n > first:
             self._learn(table, first, table.n)
             resolve(toks, len(toks), table.t)
@@ -348,8 +365,8 @@ class CompiledEnglish:
         table.reserve(len(raw), len(raw))
         while True:
             first = table.n
-            table.n, ids, counts, learn = query_terms(buf, *_SCANNER, ROLES, scratch.keys, scratch.ends, scratch.hashes,
-                                                      table.t, table.n, self.vocab.t, self.porter)
+            table.n, ids, counts, learn = query_terms(buf, *_SCANNER, ROLES, self.fold, scratch.keys, scratch.ends,
+                                                      scratch.hashes, table.t, table.n, self.vocab.t, self.porter)
             if not learn:
                 return ids, counts
             self._learn(table, first, table.n)  # keys for the Python filters (not ASCII, or a Snowball stemmer)
@@ -363,11 +380,10 @@ class CompiledEnglish:
                 return
             keys = table.keys(first, last)
             keys = [keys[i] for i in rest.tolist()]
-            ascii = [k.isascii() for k in keys]
+            folded = [bool(self.fold) and k.isascii() for k in keys]
             terms = [""] * len(keys)
-            # ASCII keys are lower-cased surfaces already; other keys are the tokens as scanned
             for want, convert in ((True, self.analyzer.surface_terms), (False, self.analyzer.token_terms)):
-                where = [i for i, a in enumerate(ascii) if a == want]
+                where = [i for i, f in enumerate(folded) if f == want]
                 for i, term in zip(where, convert([keys[i] for i in where])):
                     terms[i] = term
             kept = [i for i, term in enumerate(terms) if term]
@@ -403,12 +419,14 @@ class Scratch:
             self.hashes = np.empty(size, np.uint64)
 
 
-def scan(buf: np.ndarray, spans: np.ndarray, table: ByteTable, scratch: Scratch, bounds=None) -> tuple[np.ndarray, np.ndarray]:
+def scan(buf: np.ndarray, spans: np.ndarray, table: ByteTable, scratch: Scratch, bounds=None,
+         fold: int = LOWER | POSSESSIVE) -> tuple[np.ndarray, np.ndarray]:
     """Each span's tokens as their values in the key table (look_up), growing the table as it asks:
-    (values int32, counts int64: span s's tokens are values[counts[s]:counts[s + 1]])."""
+    (values int32, counts int64: span s's tokens are values[counts[s]:counts[s + 1]]); keys folded by
+    `fold` (scan_tokens)."""
     scratch.fit(int((spans[:, 1] - spans[:, 0]).sum()) if len(spans) else 0)
     counts = np.zeros(len(spans) + 1, np.int64)
-    nt = scan_tokens(buf, spans, *_SCANNER, ROLES, scratch.keys, scratch.ends, scratch.hashes, counts,
+    nt = scan_tokens(buf, spans, *_SCANNER, ROLES, fold, scratch.keys, scratch.ends, scratch.hashes, counts,
                      _NO_BOUNDS if bounds is None else bounds)
     toks = np.empty(nt, np.int32)
     k = 0

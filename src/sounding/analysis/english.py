@@ -60,11 +60,14 @@ def java_lower(token: str) -> str:
 class EnglishAnalyzer:
     """Tokenise, fold possessives and case, drop stop words, stem; stems are cached per surface form."""
 
+    lower_case = possessive = True  # how compiled.py folds an ASCII token into its key
+
     def __init__(self, name: str, stop_words: frozenset[str], stem_words, compiled_stemmer: str = ""):
         self.name = name
         self.stop_words = stop_words
         self._stem_words = stem_words
         self.compiled_stemmer = compiled_stemmer  # "lucene-porter": compiled.py stems ASCII words itself
+        self.dropped_keys = stop_words  # lower-cased tokens the chain drops (compiled.py's key tables)
         self._cache: dict[str, str] = {}  # token → term ("" for a stop word)
 
     def __call__(self, text: str) -> list[str]:
@@ -105,9 +108,9 @@ class EnglishAnalyzer:
     def compiled(self, vocab=None, grow: bool = True):
         """This chain in compiled code (analysis/compiled.py), with the vocabulary `vocab` (a ByteTable;
         `grow` off: fixed, terms outside it dropped)."""
-        from .compiled import CompiledEnglish
+        from .compiled import CompiledChain
 
-        return CompiledEnglish(self, vocab, grow)
+        return CompiledChain(self, vocab, grow)
 
 
 def _lucene() -> EnglishAnalyzer:

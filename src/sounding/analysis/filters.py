@@ -1,5 +1,6 @@
 """Token filters shared by the Mr. TyDi analyzers: stop lists, Lucene's DecimalDigitFilter and
-WhitespaceTokenizer, and TokenChain (tokenise, then map each distinct token through a memoised chain)."""
+WhitespaceTokenizer, TokenChain (tokenise, then map each distinct token through a memoised chain) and
+StandardChain (a TokenChain over the StandardTokenizer, with a compiled form)."""
 from __future__ import annotations
 
 import re
@@ -10,6 +11,7 @@ from typing import Callable, Iterable
 
 
 from ..errors import SoundingError
+from .standard import standard_tokenize
 
 LANGS_HINT = "pip install 'sounding[langs]'"
 CACHE_LIMIT = 2_000_000  # per-analyzer memo of token → term(s); cleared when it grows past this
@@ -99,5 +101,33 @@ class TokenChain:
 
     def analyze_many(self, texts: list[str]) -> list[list[str]]:
         return [self(t) for t in texts]
+
+
+class StandardChain(TokenChain):
+    """A TokenChain over Lucene's StandardTokenizer, which compiled.py also runs (`compiled()`).
+
+    `lower_case`: `term` lower-cases the token before anything else, so that term(t) is
+    term(t.lower()) for an ASCII t (compiled.py then keys ASCII tokens lower-cased)."""
+
+    possessive = False
+    compiled_stemmer = ""
+    dropped_keys: frozenset[str] = frozenset()
+
+    def __init__(self, name: str, term: Callable[[str], str], lower_case: bool):
+        super().__init__(name, standard_tokenize, term)
+        self.lower_case = lower_case
+
+    def token_terms(self, tokens: list[str]) -> list[str]:
+        """The term of each token ("" when the chain drops it)."""
+        return list(map(self._term, tokens))
+
+    surface_terms = token_terms  # ASCII tokens lower-cased (lower_case): the same terms
+
+    def compiled(self, vocab=None, grow: bool = True):
+        """This chain in compiled code (analysis/compiled.py), with the vocabulary `vocab` (a ByteTable;
+        `grow` off: fixed, terms outside it dropped)."""
+        from .compiled import CompiledChain
+
+        return CompiledChain(self, vocab, grow)
 
 

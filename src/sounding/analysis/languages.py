@@ -47,11 +47,10 @@ from typing import Callable
 
 from . import arabic, indic, indonesian
 from .cjk import java_lower
-from .filters import TokenChain, decimal_digits, stop_words, whitespace_tokenize
+from .filters import StandardChain, TokenChain, decimal_digits, stop_words, whitespace_tokenize
 from .analyzers import instance, register
 from .japanese import JapaneseAnalyzer
 from .korean import KoreanAnalyzer, KoreanCJKAnalyzer
-from .standard import standard_tokenize
 from .thai import ThaiAnalyzer
 
 MRTYDI_ANALYZERS: dict[str, str] = {
@@ -80,7 +79,7 @@ def _arabic() -> TokenChain:
             return ""
         return arabic.stem(arabic.normalize(t))
 
-    return TokenChain("arabic", standard_tokenize, term)
+    return StandardChain("arabic", term, lower_case=True)
 
 
 def _bengali() -> TokenChain:
@@ -92,7 +91,7 @@ def _bengali() -> TokenChain:
             return ""
         return indic.bengali_stem(t)
 
-    return TokenChain("bengali", standard_tokenize, term)
+    return StandardChain("bengali", term, lower_case=True)
 
 
 def _telugu() -> TokenChain:
@@ -105,7 +104,7 @@ def _telugu() -> TokenChain:
             return ""
         return indic.telugu_stem(t)
 
-    return TokenChain("telugu", standard_tokenize, term)
+    return StandardChain("telugu", term, lower_case=False)
 
 
 def _indonesian() -> TokenChain:
@@ -115,7 +114,7 @@ def _indonesian() -> TokenChain:
         t = java_lower(tok)
         return "" if t in stop else indonesian.stem(t)
 
-    return TokenChain("indonesian", standard_tokenize, term)
+    return StandardChain("indonesian", term, lower_case=True)
 
 
 def _snowball(name: str, lang: str, algorithm: str) -> TokenChain:
@@ -128,7 +127,7 @@ def _snowball(name: str, lang: str, algorithm: str) -> TokenChain:
         t = java_lower(tok)
         return "" if t in stop else stemmer.stemWord(t)
 
-    return TokenChain(name, standard_tokenize, term)
+    return StandardChain(name, term, lower_case=True)
 
 
 # Snowball 3.0 changed Finnish (PyStemmer 3 bundles it): words with an h + vowel + n stretch lose
@@ -153,7 +152,7 @@ def _finnish() -> TokenChain:
             return ""
         return lucene(t) if "h" in t and hvn(t) else fast(t)
 
-    return TokenChain("finnish", standard_tokenize, term)
+    return StandardChain("finnish", term, lower_case=True)
 
 
 def _swahili() -> TokenChain:

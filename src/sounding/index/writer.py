@@ -6,7 +6,7 @@ the field postings, exactly what analysing "title text" gives (tokens never span
 
 Data flow: the parent reads documents (content hash; ids, lines and lengths go to disk as they
 come, index/doctable.py) and cuts them into chunks, which workers turn into postings (index/chunks.py:
-compiled English analysis in threads, other analyzers in forked processes), with no Python object
+compiled analysis in threads, other analyzers in forked processes), with no Python object
 per token; the parent keeps each chunk's postings (and positions) compactly (uint32 term and doc,
 uint16 tf where it fits) and merges them into the index's arrays (index/merge.py): in memory, or
 through sorted runs on disk beyond the memory budget. The index bytes do not depend on the budget
@@ -85,7 +85,7 @@ def build_index(
     `positions=True` also stores each occurrence's token position (for proximity scoring);
     indexes without them pay nothing for the option.
     `workers`: analysis workers (default: the cores this process may use, up to 8; 1 analyses inline):
-    threads for the English analyzers (compiled, without the GIL), forked processes for the others.
+    threads for analyzers with a compiled chain (without the GIL), forked processes for the others.
     The index is the same, byte for byte, whatever the number.
     The previous index at `out`, if any, stays live until the new one is complete; one process
     writes an index at a time (a second one fails at once), and an OS fault (full disk, read-only
