@@ -11,7 +11,10 @@ with the 1-minute load average beside each figure:
 
 1. `handover`: a round trip between two Python threads over two locks (two wake-ups), in µs;
 2. `call_scaling`: a compiled function without the GIL, 20 array arguments (as a search kernel takes),
-   called in a loop from one thread and from two: the gain of two threads by the length of one call;
+   called in a loop from one thread and from two: the gain of two threads by the length of one call,
+   letting the GIL go plainly and taking part in the turn as the search kernels do (kernels/handover.py).
+   Nothing but the loop and the call holds the GIL, so this bounds what any one-query-a-call path with
+   calls of that length (a query's Python part included) can gain from a second client thread here;
 3. with `--index` (a Sounding index) and `--dataset` (its queries): Sounding's top-10 query, one
    `Searcher.search` call a query from one client thread and from two (`per-query`), against the same
    kernel called for all queries inside one compiled loop a thread (`kernel-loop`: no GIL hand-over).
@@ -31,6 +34,8 @@ import numba as nb
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from sounding.retrieval.search.kernels import handover as turns  # noqa: E402
 
 
 def handover(n: int = 20_000) -> float:
@@ -54,12 +59,25 @@ def handover(n: int = 20_000) -> float:
     return 1e6 * seconds / n
 
 
-@nb.njit(nogil=True)
-def _work(n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19):
+def _work_py(n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19):
     s = 0.0
     for i in range(n):
         s += (i * 0.5) ** 0.5
     a0[0] = s
+    return s
+
+
+_work = nb.njit(nogil=True)(_work_py)
+_work_gil = nb.njit(_work_py)
+
+
+@nb.njit(nogil=True)
+def _work_turn(n, turn, me, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18,
+               a19):
+    """_work without the GIL, taking part in the turn as a search kernel does (kernels/handover.py)."""
+    turns.give_up(turn, me)
+    s = _work_gil(n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19)
+    turns.wait_for(turn, me)
     return s
 
 
@@ -75,14 +93,44 @@ def _threads(fn, per_thread: list) -> float:
 
 
 def call_scaling(calls: int = 20_000) -> list[dict]:
+    """By the length of one call: the gain of two threads when the call lets the GIL go (`two_threads_gain`)
+    and when it also takes part in the turn (`with_turn_gain`); no Python but the loop and the call, so no
+    per-query path with the same kernel and more Python around it gains more."""
     arrays = [np.zeros(4) for _ in range(20)]
+    own = [[a.copy() for a in arrays] for _ in range(2)]  # each thread its own arrays, as single.py's threads
+    turn = turns.TURN
     out = []
-    for n in (2_000, 5_000, 10_000, 20_000, 50_000):
+    for n in (0, 500, 2_000, 5_000, 10_000, 20_000, 50_000):
         _work(n, *arrays)
         one = statistics.median(_threads(lambda _: _work(n, *arrays), [range(calls)]) for _ in range(3))
         two = statistics.median(_threads(lambda _: _work(n, *arrays), [range(calls // 2)] * 2) for _ in range(3))
-        out.append({"call_us": round(1e6 / one, 1), "two_threads_gain": round(two / one, 2)})
+        marks = [turns.mark() for _ in own]
+        _work_turn(n, turn, marks[0], *own[0])
+
+        def one_thread(items, me=marks[0], mine=own[0]):
+            for _ in items:
+                _work_turn(n, turn, me, *mine)
+
+        def per_thread(i):
+            me, mine = marks[i], own[i]
+            return lambda items: [_work_turn(n, turn, me, *mine) for _ in items]
+
+        solo = statistics.median(_loops([one_thread], calls) for _ in range(3))
+        pair = statistics.median(_loops([per_thread(0), per_thread(1)], calls // 2) for _ in range(3))
+        out.append({"call_us": round(1e6 / one, 1), "two_threads_gain": round(two / one, 2),
+                    "turn_call_us": round(1e6 / solo, 1), "with_turn_gain": round(pair / solo, 2)})
     return out
+
+
+def _loops(loops: list, calls: int) -> float:
+    """Calls a second: each loop run over `calls` items in its own thread, the threads started together."""
+    ts = [threading.Thread(target=loop, args=(range(calls),)) for loop in loops]
+    start = time.perf_counter()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return len(loops) * calls / (time.perf_counter() - start)
 
 
 def searcher_scaling(index: str, dataset: str, rounds: int = 3) -> dict:
@@ -145,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
           f"(load {os.getloadavg()[0]:.2f})", flush=True)
     res["call_scaling"] = call_scaling()
     for row in res["call_scaling"]:
-        print(f"nogil call of {row['call_us']:>5} µs: two threads give {row['two_threads_gain']}× one "
+        print(f"nogil call of {row['call_us']:>5} µs: two threads give {row['two_threads_gain']}× one; "
+              f"with the turn ({row['turn_call_us']} µs a call alone) {row['with_turn_gain']}× "
               f"(load {os.getloadavg()[0]:.2f})", flush=True)
     if a.index and a.dataset:
         res["searcher"] = searcher_scaling(a.index, a.dataset)
