@@ -39,19 +39,13 @@ sys.path.insert(0, str(HERE))
 
 import large_build  # noqa: E402
 import synthetic  # noqa: E402
+from tokenize_speed import _data_dir  # noqa: E402
 
 # Mr. TyDi code: the analyzer (all compiled: analysis/compiled.py)
 LANGUAGES = {"ar": "arabic", "bn": "bengali", "fi": "finnish", "id": "indonesian", "ru": "russian", "te": "telugu"}
 PASSAGE_WORDS = 70
 HEAPS_K, HEAPS_BETA = 20.0, 0.6
 ZIPF_S, ZIPF_Q = 1.0, 2.7
-
-
-def _data_dir(arg: str | None) -> Path:
-    for cand in [arg, os.environ.get("SOUNDING_DATA"), HERE.parents[1] / "shared" / "datasets"]:
-        if cand and (Path(cand) / "mrtydi").is_dir():
-            return Path(cand) / "mrtydi"
-    raise SystemExit("Mr. TyDi topics not found: pass --data DIR (the folder holding mrtydi/) or set SOUNDING_DATA")
 
 
 def topic_words(folder: Path, code: str) -> list[str]:
@@ -106,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", default="bench-out/languages")
     ap.add_argument("--json", help="also write the results to this file")
     a = ap.parse_args(argv)
-    folder = _data_dir(a.data)
+    folder = _data_dir(a.data)  # the folder holding <code>/topics.*.gz
     work = Path(a.work)
     trees = [("this", None), ("baseline", str(Path(a.baseline_src).resolve() / "src"))]
     results = {"load_start": os.getloadavg()[0], "docs": a.docs, "rounds": a.rounds, "languages": []}
