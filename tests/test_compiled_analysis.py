@@ -5,6 +5,7 @@ the reference, themselves checked against Lucene (tests/test_english_analysis.py
 tests/test_languages.py, tests/comparison): every case here compares the two.
 """
 import gzip
+import importlib.util
 import random
 
 import numpy as np
@@ -234,3 +235,59 @@ def test_compiled_chains_on_beir_corpora(beir_dir, dataset):
         got = get_analyzer(name).compiled().terms(texts)
         want = reference(name).analyze_many(texts)
         assert [i for i, (g, w) in enumerate(zip(got, want)) if g != w] == []
+
+
+# -- Japanese (japanese_compiled.py): Kuromoji over a chunk, keys by dictionary entry and surface ---------
+needs_ja = pytest.mark.skipif(importlib.util.find_spec("ipadic") is None,
+                              reason="ipadic not installed (sounding[langs])")
+JAPANESE = list("東京大学日本語のはをですましたコンピューター食べる走っているカタカナー中国人、。「」・ー々〇") + [
+    "ｶﾞｷﾞｸﾞ", "ﾊﾟｿｺﾝ", "ｳﾞ", "ﾞ", "ﾟ", "ＡＢＣ１２３", "（注）", "！？", "The", "cell's", "3.14", "\U0001F4A9", "\ud83d",
+    "x" * 300, " ", "\n", "\u3000", "Ｗｉｋｉ"]
+JAPANESE_TEXT = st.lists(st.one_of(st.sampled_from(JAPANESE), st.characters(codec="utf-8")), max_size=40).map("".join)
+
+
+@needs_ja
+@settings(max_examples=150, deadline=None)
+@given(st.lists(JAPANESE_TEXT, min_size=1, max_size=8))
+def test_compiled_japanese_agrees_with_python(texts):
+    assert get_analyzer("japanese").compiled().terms(texts) == [reference("japanese")(t) for t in texts]
+
+
+@needs_ja
+def test_compiled_japanese_chunks_fold_width_where_needed():
+    # spans that need width folding beside spans that do not, empty ones, a chunk needing none
+    texts = ["東京大学", "", "ｶﾞｷﾞｸﾞのﾊﾟｿｺﾝ", "ＡＢＣ１２３です", "食べました", "", "Ｗｉｋｉ（注）"]
+    ref = reference("japanese")
+    chain = get_analyzer("japanese").compiled()
+    assert chain.terms(texts) == [ref(t) for t in texts]
+    assert chain.terms(["東京大学", "食べました"]) == [ref("東京大学"), ref("食べました")]
+    assert chain.terms([]) == []
+
+
+@needs_ja
+def test_compiled_japanese_queries_match_python():
+    texts = ["東京大学の日本語", "ｶﾞｷﾞｸﾞ ﾊﾟｿｺﾝ パソコン", "食べる 食べました 食べる", "", "知らない言葉"]
+    vocab = _vocabulary("japanese", texts[:3])
+    words = vocab.keys()
+    chain = get_analyzer("japanese").compiled(vocab, grow=False)
+    for text in texts:
+        want: dict[str, float] = {}
+        for t in reference("japanese")(text):
+            if t in words:
+                want[t] = want.get(t, 0.0) + 1.0
+        ids, counts = chain.query(text)
+        assert [words[i] for i in ids.tolist()] == list(want) and counts.tolist() == list(want.values()), text
+
+
+@needs_ja
+@pytest.mark.realdata
+def test_compiled_japanese_on_mrtydi_topics(shared_data):
+    texts = []
+    for path in sorted((shared_data / "mrtydi" / "ja").glob("topics.mrtydi-v1.1-ja.*.txt.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            texts += [line.rstrip("\n").split("\t", 1)[1] for line in f if "\t" in line]
+    if not texts:
+        pytest.skip(f"Mr. TyDi ja topics not in {shared_data}")
+    got = get_analyzer("japanese").compiled().terms(texts)
+    ref = reference("japanese")
+    assert [(t, g) for t, g in zip(texts, got) if g != ref(t)] == []

@@ -3,8 +3,8 @@ chains in threads, a Python analyzer in worker processes), postings layout, memo
 of workers.
 
 GOLDEN: `digest` of the generation the writer of Sounding 0e5dcc6 built from english_docs();
-LANGUAGE_GOLDEN: that of Sounding f503e00 (the StandardTokenizer languages still analysed in
-Python worker processes) from language_docs(analyzer).
+LANGUAGE_GOLDEN: that of Sounding f503e00 (the StandardTokenizer languages and Japanese still
+analysed in Python worker processes) from language_docs(analyzer) and japanese_docs().
 """
 import hashlib
 import json
@@ -71,6 +71,22 @@ def language_docs(analyzer: str, n=1500, seed=11):
     return docs
 
 
+JAPANESE_WORDS = ["東京", "大学", "日本語", "の", "は", "を", "です", "ました", "コンピューター", "ｶﾞｷﾞｸﾞ", "ﾊﾟｿｺﾝ",
+                  "ＡＢＣ１２３", "（注）", "食べる", "食べました", "走っている", "カタカナー", "The", "cell's", "3.14",
+                  "中国人", "\U0001F4A9", "x" * 300, "、", "。"]
+
+
+def japanese_docs(n=800, seed=5):
+    """Japanese documents (no spaces between words), half-width katakana and full-width ASCII among them."""
+    rng = random.Random(seed)
+    docs = []
+    for i in range(n):
+        title = "".join(rng.choice(JAPANESE_WORDS) for _ in range(rng.randint(0, 4)))
+        text = "".join(rng.choice(JAPANESE_WORDS) + rng.choice(["", "", " ", "。", "、"]) for _ in range(rng.randint(0, 50)))
+        docs.append(Document(f"d{i}", title, text, i + 1))
+    return docs
+
+
 def digest(generation: Path) -> str:
     """sha256 over the generation's file names and bytes; of manifest.json, its fields but the format's own
     (name, version, self-digest), so that a new format version keeps the digests of the same index."""
@@ -115,6 +131,9 @@ LANGUAGE_GOLDEN = {
     "indonesian raw": "b3d16a8a103f6e9680113a8878467bcc81ea715e00e0c2f0bbe93a19d3a182f1",
     "indonesian packed": "f891f7e67ec52e50c1b77e2a0b3fcd10988e654f27ade4323908d452913aae6c",
     "indonesian positions": "ccd64b1320e1700460ed1aa98755d96a8c0b3f3670b8a69d1333e72fb337f007",
+    "japanese raw": "742be821366a460ec0764074873b8a36e0dd0137a354caf0c4d1af30193ec28e",
+    "japanese packed": "f6f5bfcb1c9e3c25a7f4b882bcaeb3b3be288b2729e704aca1a476509e5bb846",
+    "japanese positions": "84796ac2f41193509cef47a1a82113c47ae6c55818fa8a84501badbfcf13a22b",
 }
 OPTIONS = {"raw": {}, "packed": {"postings": "packed"}, "positions": {"positions": True}}
 
@@ -133,10 +152,12 @@ def test_index_bytes_equal_the_earlier_writers(tmp_path, docs, analyzer, option)
         assert digest(live_generation(ix)) == GOLDEN[f"{analyzer} {option}"], (workers, memory)
 
 
-@pytest.mark.parametrize("analyzer", list(LANGUAGE_WORDS))
+@pytest.mark.parametrize("analyzer", list(LANGUAGE_WORDS) + ["japanese"])
 @pytest.mark.parametrize("option", list(OPTIONS))
 def test_language_index_bytes_equal_the_python_analysis(tmp_path, analyzer, option):
-    docs = language_docs(analyzer)
+    if analyzer == "japanese":
+        pytest.importorskip("ipadic", reason="ipadic not installed (sounding[langs])")
+    docs = japanese_docs() if analyzer == "japanese" else language_docs(analyzer)
     for workers, memory in ((1, None), (2, 40_000)):
         ix = tmp_path / f"w{workers}"
         build_index(docs, ix, analyzer=analyzer, workers=workers, memory=memory, **OPTIONS[option])

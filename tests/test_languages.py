@@ -439,7 +439,7 @@ def test_kuromoji_compiled_code_matches_its_python_form():
     # at frontiers and after 1,024 characters, SEARCH mode's decompounding
     from sounding.analysis import kuromoji
 
-    tokenizer = JapaneseAnalyzer()._tokenizer
+    tokenizer = JapaneseAnalyzer().kuromoji
     texts = ["関西国際空港で食べた寿司", "西田 厚聰の出身はどこ", "?・富士山", "大日本帝国の南北戦争と一元論。一元論の大日本帝国",
              "ア" * 1030 + "の漢字", "ｶﾞｷﾞ ABC１２３ 😀漢字\t清の咸豊帝", ""]
     for text in texts:
@@ -455,7 +455,7 @@ def test_kuromoji_arc_table_is_sized_again_when_too_short():
     # `_fill` answers -1 where its arc table is too short; `_tokens` then makes a bigger one
     from sounding.analysis import kuromoji
 
-    tokenizer = JapaneseAnalyzer()._tokenizer
+    tokenizer = JapaneseAnalyzer().kuromoji
     data = np.frombuffer("大日本帝国の南北戦争".encode("utf-8"), dtype=np.uint8)
     out = np.empty((len(data) + 1, 4), dtype=np.int64)
     assert kuromoji._fill(np.empty((8, 10), dtype=np.int64), out, data, *tokenizer._args) == -1

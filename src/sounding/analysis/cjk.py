@@ -29,6 +29,11 @@ def _ascii(match: re.Match) -> str:
     return chr(ord(match.group()) - 0xFEE0)
 
 
+def needs_width_folding(text: str) -> bool:
+    """Whether cjk_width changes anything in `text`."""
+    return _WIDTH_CHARS.search(text) is not None
+
+
 def cjk_width(text: str) -> str:
     """Fold full-width ASCII to ASCII and half-width katakana to full-width (Lucene CJKWidthFilter)."""
     if not _WIDTH_CHARS.search(text):

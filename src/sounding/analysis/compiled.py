@@ -18,6 +18,8 @@ tokens and terms as their Python form, for indexing at the speed of compiled cod
   (`surface_terms` / `token_terms`), so the terms are the Python chain's by construction.
 
 The kernels release the GIL: several threads analyse chunks at once, each with its own key table.
+KeyedChain is what every compiled chain shares (the key tables, the vocabulary, the learning of new
+keys); japanese_compiled.py's chain is the other one.
 """
 from __future__ import annotations
 
@@ -306,10 +308,57 @@ ROLES = ascii_roles(*_SCANNER[:3])
 _NO_BOUNDS = np.zeros((0, 2), np.int64)
 
 
-class CompiledChain:
-    """An analyzer's chain in compiled code, with a vocabulary of its own (`vocab`: term → id, ids in
-    order of first sight), or, `grow` off, a fixed vocabulary (an index's: a term outside it is
-    dropped, as a search drops it). Thread-safe: each thread keeps its own key table.
+class KeyedChain:
+    """What compiled chains share: a vocabulary of their own (`vocab`: term → id, ids in order of first
+    sight) or, `grow` off, a fixed one (an index's: a term outside it is dropped, as a search drops it);
+    each thread's key table (keys seen → term id, STOP, or not learnt yet) and scratch; and the terms
+    of new keys made ids under a lock. Thread-safe: each thread keeps its own key table."""
+
+    def __init__(self, vocab: ByteTable | None, grow: bool, dropped=()):
+        self.vocab = vocab if vocab is not None else ByteTable(1 << 16, 1 << 20)
+        self.grow = grow
+        self._dropped = sorted(dropped)  # keys whose tokens the chain drops: in every key table from the start
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def _keys(self) -> ByteTable:
+        table = getattr(self._local, "keys", None)
+        if table is None or table.n > SURFACE_LIMIT:
+            table = ByteTable(1 << 16, 1 << 20)
+            if self._dropped:
+                table.add_all(self._dropped)
+                table.set_values(np.arange(table.n), np.full(table.n, STOP))
+            self._local.keys = table
+        return table
+
+    def _scratch(self) -> Scratch:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = Scratch()
+        return scratch
+
+    def _ids(self, terms: list[str]) -> np.ndarray:
+        """The ids of terms ("": STOP), added to the vocabulary with `grow`, else STOP outside it
+        (under the lock)."""
+        kept = [i for i, term in enumerate(terms) if term]
+        ids = np.full(len(terms), STOP, np.int32)
+        words = [terms[i] for i in kept]
+        ids[kept] = self.vocab.add_all(words) if self.grow else self.vocab.find_all(words)
+        return ids
+
+    def terms(self, texts: list[str]) -> list[list[str]]:
+        """Each text's terms as text (tests and tools; indexing keeps the ids)."""
+        parts = [t.encode("utf-8", "surrogatepass") for t in texts]
+        ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
+        spans = np.stack([ends - [len(p) for p in parts], ends], axis=1) if parts else np.zeros((0, 2), np.int64)
+        buf = np.frombuffer(b"".join(parts) or b"\0", np.uint8)
+        toks, counts = self.scan(buf, spans.astype(np.int64))
+        words = self.vocab.keys()
+        return [[words[g] for g in toks[counts[i] : counts[i + 1]].tolist() if g >= 0] for i in range(len(texts))]
+
+
+class CompiledChain(KeyedChain):
+    """A StandardTokenizer chain (see the module's docstring) in compiled code.
 
     The analyzer says how (english.py's EnglishAnalyzer, filters.py's StandardChain):
     `lower_case` (its chain lower-cases every token first: ASCII keys are lower-cased),
@@ -319,32 +368,16 @@ class CompiledChain:
     above) and `token_terms` (keys that are the tokens as scanned), "" for a dropped token."""
 
     def __init__(self, analyzer, vocab: ByteTable | None = None, grow: bool = True):
+        super().__init__(vocab, grow, analyzer.dropped_keys)
         self.analyzer = analyzer
-        self.vocab = vocab if vocab is not None else ByteTable(1 << 16, 1 << 20)
-        self.grow = grow
         self.fold = (LOWER if analyzer.lower_case else 0) | (POSSESSIVE if analyzer.possessive else 0)
         self.porter = analyzer.compiled_stemmer == "lucene-porter"
-        self._lock = threading.Lock()
-        self._local = threading.local()
-
-    def _keys(self) -> ByteTable:
-        table = getattr(self._local, "keys", None)
-        if table is None or table.n > SURFACE_LIMIT:
-            table = ByteTable(1 << 16, 1 << 20)
-            dropped = sorted(self.analyzer.dropped_keys)
-            if dropped:
-                table.add_all(dropped)
-                table.set_values(np.arange(table.n), np.full(table.n, STOP))
-            self._local.keys = table
-        return table
 
     def scan(self, buf: np.ndarray, spans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The terms of each span of `buf` (uint8 UTF-8): (term ids int32, bounds int64 per span: span
         s's terms are ids[bounds[s]:bounds[s + 1]]), a dropped token as STOP (< 0)."""
         table = self._keys()
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = Scratch()
+        scratch = self._scratch()
         first = table.n
         toks, counts = scan(buf, spans, table, scratch, fold=self.fold)
         if table.n > first:
@@ -358,9 +391,7 @@ class CompiledChain:
         raw = text.encode("utf-8", "surrogatepass")
         buf = np.frombuffer(raw or b"\0", np.uint8)[: len(raw)]
         table = self._keys()
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = Scratch()
+        scratch = self._scratch()
         scratch.fit(len(raw))
         table.reserve(len(raw), len(raw))
         while True:
@@ -386,37 +417,27 @@ class CompiledChain:
                 where = [i for i, f in enumerate(folded) if f == want]
                 for i, term in zip(where, convert([keys[i] for i in where])):
                     terms[i] = term
-            kept = [i for i, term in enumerate(terms) if term]
-            ids = np.full(len(keys), STOP, np.int32)
-            words = [terms[i] for i in kept]
-            ids[kept] = self.vocab.add_all(words) if self.grow else self.vocab.find_all(words)
-            table.set_values(rest + first, ids)
-
-    def terms(self, texts: list[str]) -> list[list[str]]:
-        """Each text's terms as text (tests and tools; indexing keeps the ids)."""
-        parts = [t.encode("utf-8", "surrogatepass") for t in texts]
-        ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
-        spans = np.stack([ends - [len(p) for p in parts], ends], axis=1) if parts else np.zeros((0, 2), np.int64)
-        buf = np.frombuffer(b"".join(parts) or b"\0", np.uint8)
-        toks, counts = self.scan(buf, spans.astype(np.int64))
-        words = self.vocab.keys()
-        return [[words[g] for g in toks[counts[i] : counts[i + 1]].tolist() if g >= 0] for i in range(len(texts))]
+            table.set_values(rest + first, self._ids(terms))
 
 
 class Scratch:
-    """A thread's buffers for scan: keys, their ends and hashes (grown to the largest chunk's bytes)."""
+    """A thread's buffers for scan: keys, their ends and hashes (grown to the largest chunk's bytes and
+    tokens)."""
 
     def __init__(self) -> None:
         self.keys = np.empty(0, np.uint8)
         self.ends = np.empty(0, np.int64)
         self.hashes = np.empty(0, np.uint64)
 
-    def fit(self, size: int) -> None:
-        if len(self.keys) < size:
-            size = max(size, 2 * len(self.keys), 1 << 16)
-            self.keys = np.empty(size, np.uint8)
+    def fit(self, size: int, key_bytes: int = 0) -> None:
+        """Room for `size` tokens and max(size, key_bytes) bytes of keys."""
+        if len(self.ends) < size:
+            size = max(size, 2 * len(self.ends), 1 << 16)
             self.ends = np.empty(size, np.int64)
             self.hashes = np.empty(size, np.uint64)
+        key_bytes = max(size, key_bytes)
+        if len(self.keys) < key_bytes:
+            self.keys = np.empty(max(key_bytes, 2 * len(self.keys), 1 << 16), np.uint8)
 
 
 def scan(buf: np.ndarray, spans: np.ndarray, table: ByteTable, scratch: Scratch, bounds=None,

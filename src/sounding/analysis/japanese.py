@@ -17,7 +17,8 @@ class JapaneseAnalyzer:
     The tokenizer is Kuromoji's search itself (`kuromoji.Kuromoji`: its lattice, Viterbi search,
     commits and SEARCH-mode decompounding, compiled) over the `ipadic` package's dictionary files,
     which hold the dictionary Lucene's Kuromoji is built from. The filters are applied per token
-    and memoised by the token's entry and surface.
+    and memoised by the token's entry and surface. `compiled()`: the same chain over a chunk's bytes
+    in compiled code (japanese_compiled.py), for indexing.
     """
 
     name = "japanese"
@@ -28,7 +29,7 @@ class JapaneseAnalyzer:
         except ImportError:
             raise missing_extra("japanese", "ipadic") from None
 
-        self._tokenizer = Kuromoji(ipadic.DICDIR)
+        self.kuromoji = Kuromoji(ipadic.DICDIR)
         self._stop = stop_words("ja")
         self._stop_tags = stop_words("ja_stoptags")
         self._pos_stopped: dict[tuple, bool] = {}  # part of speech (4 fields) → in the stop tags
@@ -43,7 +44,7 @@ class JapaneseAnalyzer:
         if len(memo) > CACHE_LIMIT:
             memo.clear()
         out: list[str] = []
-        for start, end, stat, token in self._tokenizer.tokens(text).tolist():
+        for start, end, stat, token in self.kuromoji.tokens(text).tolist():
             surface = text[start:end]
             terms = memo.get((stat, token, surface))
             if terms is None:
@@ -54,7 +55,7 @@ class JapaneseAnalyzer:
     def _token_terms(self, surface: str, stat: int, token: int) -> tuple[str, ...]:
         """The filters' output for one token: nothing, or its base form (the surface where the
         entry has none) lower-cased, a final ー dropped from a katakana word of 4+ characters."""
-        f = self._tokenizer.feature(stat, token).split(",")
+        f = self.kuromoji.feature(stat, token).split(",")
         pos = tuple(f[:4])
         stopped = self._pos_stopped.get(pos)
         if stopped is None:
@@ -67,3 +68,15 @@ class JapaneseAnalyzer:
         if len(term) >= 4 and term[-1] == "\u30fc" and all("\u30a0" <= c <= "\u30ff" for c in term):
             term = term[:-1]  # JapaneseKatakanaStemFilter (katakana have no lower case)
         return (term,)
+
+    def entry_term(self, stat: int, token: int, surface: str) -> str:
+        """The term of one token (its entry and surface), "" when the filters drop it."""
+        terms = self._token_terms(surface, stat, token)
+        return terms[0] if terms else ""
+
+    def compiled(self, vocab=None, grow: bool = True):
+        """This chain in compiled code (japanese_compiled.py), with the vocabulary `vocab` (a ByteTable;
+        `grow` off: fixed, terms outside it dropped)."""
+        from .japanese_compiled import CompiledJapanese
+
+        return CompiledJapanese(self, vocab, grow)

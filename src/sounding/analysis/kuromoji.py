@@ -311,15 +311,26 @@ def compiled():
 
     import numba
 
+    return numba.njit(cache=True, nogil=True)(FunctionType(_tokens.__code__, dict(globals(), _fill=compiled_fill()),
+                                                           "_tokens"))
+
+
+@lru_cache(maxsize=None)
+def compiled_fill():
+    """`_fill` compiled (numba, cached on disk) with its helpers bound to their compiled forms (for
+    callers that keep their own arc table: japanese_compiled.py)."""
+    from types import FunctionType
+
+    import numba
+
     jit = numba.njit(cache=True, nogil=True)
     penalty, cheapest = jit(_penalty), jit(_cheapest)
     add = jit(FunctionType(_add.__code__, dict(globals(), _cheapest=cheapest), "_add"))
     rescore = jit(FunctionType(_rescore.__code__, dict(globals(), _penalty=penalty, _cheapest=cheapest), "_rescore"))
     scope = dict(globals(), _penalty=penalty, _rescore=rescore, _cheapest=cheapest)
     backtrace = jit(FunctionType(_backtrace.__code__, scope, "_backtrace"))
-    fill = jit(FunctionType(_fill.__code__, dict(globals(), _add=add, _backtrace=backtrace, _cheapest=cheapest,
-                                                  common_prefixes=compiled_prefixes()), "_fill"))
-    return jit(FunctionType(_tokens.__code__, dict(globals(), _fill=fill), "_tokens"))
+    return jit(FunctionType(_fill.__code__, dict(globals(), _add=add, _backtrace=backtrace, _cheapest=cheapest,
+                                                 common_prefixes=compiled_prefixes()), "_fill"))
 
 
 class Kuromoji:
@@ -341,6 +352,11 @@ class Kuromoji:
                       names.index("KANJINUMERIC"), default_info, dic.matrix, dic.lsize)
         self._tokens = compiled()
         self._tokens(np.frombuffer(b"A", dtype=BYTES), *self._args)  # loaded now, not on the first text
+
+    @property
+    def args(self) -> tuple:
+        """The dictionary's arrays as `_fill` and `_tokens` take them, after the text."""
+        return self._args
 
     def tokens(self, text: str) -> np.ndarray:
         """Rows start, end (indexes into `text`), stat (0: dictionary word, 1: unknown word), token index."""

@@ -30,6 +30,10 @@ modules (`japanese.py` with Kuromoji's search in `kuromoji.py`, `korean.py`, `th
 dictionary files both Japanese and Korean read, and Korean's lattice search, are in
 `mecab_lattice.py`), and the filters all of them share are in `filters.py`.
 
+Indexing runs the StandardTokenizer chains (ar, bn, en, fi, id, ru, te: `StandardChain`, compiled
+in analysis/compiled.py) and Japanese (analysis/japanese_compiled.py) in compiled code over a chunk's
+bytes, in threads, with the same terms; Korean, Thai and Swahili in Python worker processes.
+
 Each is registered under its name and under `mrtydi-<code>` (an alias that returns the same
 analyzer, so indexes record the canonical name); `MRTYDI_ANALYZERS` maps codes to names.
 Where these differ from Lucene, the docstring of the analyzer says how.

@@ -22,7 +22,7 @@ def index_cmd(
     positions: bool = typer.Option(False, "--positions", help="store token positions (for --proximity)"),
     shards: int = typer.Option(None, "--shards", min=1, help="build N shards with merged statistics (see shard-index)"),
     ray: str = typer.Option(None, "--ray", help="with --shards: build the shards as Ray tasks (local, auto or an address)"),
-    workers: int = typer.Option(None, "--workers", min=1, help="analysis workers: threads for analyzers with a compiled chain (English, Arabic, Bengali, Finnish, Indonesian, Russian, Telugu), processes for the others (default: all cores; the index is the same)"),
+    workers: int = typer.Option(None, "--workers", min=1, help="analysis workers: threads for analyzers with a compiled chain (English, Arabic, Bengali, Finnish, Indonesian, Japanese, Russian, Telugu), processes for the others (Korean, Thai, Swahili) (default: all cores; the index is the same)"),
     unverified_data: bool = typer.Option(False, "--unverified-data", help="index a dataset copy whose counts differ from the registry's"),
     memory: float = typer.Option(0.5, "--memory", help="GiB of postings held before a sorted run is written to disk and merged at the end (the index is the same)"),
     postings: str = typer.Option(None, "--postings", help="postings layout: raw (6 bytes a posting) or packed (bit-packed blocks, ~1.5 bytes; the search results are the same)"),

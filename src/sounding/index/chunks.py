@@ -2,12 +2,12 @@
 
 Two ways, the same postings:
 
-* compiled chains (analyzers with `analyzer.compiled()`: English, and the StandardTokenizer chains of
-  Arabic, Bengali, Finnish, Indonesian, Russian and Telugu): a chunk travels as one UTF-8
+* compiled chains (analyzers with `analyzer.compiled()`: English, the StandardTokenizer chains of
+  Arabic, Bengali, Finnish, Indonesian, Russian and Telugu, and Japanese): a chunk travels as one UTF-8
   buffer (each document's title, text and id, as the content hash reads them) and is analysed in
   a thread: the kernels release the GIL, so threads run side by side with the parent reading the
   corpus, and nothing is copied to them. Tokens become term ids of the build's vocabulary directly.
-* Python analyzers (Japanese, Korean, Thai, Swahili): the chunk's texts go to a forked worker process once;
+* Python analyzers (Korean, Thai, Swahili): the chunk's texts go to a forked worker process once;
   it returns the postings over the chunk's own term list, which the parent maps to the vocabulary.
 
 Either way a chunk comes back as {"fields": {field: (term, doc, tf, positions or None)}, "lengths":
