@@ -11,7 +11,7 @@ Two workloads per language, each on a fresh analyzer instance (its per-token mem
 Times are CPU seconds of this process, the best of --repeat runs. Reports terms/s (terms the
 analyzer emits), queries or sentences/s and characters/s; prints a Markdown table, then the JSON
 record (machine, package versions, load averages, command, numbers).
-For analyzers with a compiled chain (analysis/compiled.py, what `sounding index` runs), the
+For analyzers with a compiled chain (what `sounding index` runs: analysis/compiled.py, japanese_compiled.py), the
 sentences are also analysed by it, in one call on their UTF-8 bytes (the encoding timed too), on a
 fresh chain: `compiled_sentences_terms_per_s`. The one-text-at-a-time calls above are what a
 batch of queries goes through.
