@@ -103,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", default="bench-out/languages")
     ap.add_argument("--json", help="also write the results to this file")
     a = ap.parse_args(argv)
+    unknown = [c for c in a.langs.split(",") if c not in LANGUAGES]
+    if unknown:
+        ap.error(f"--langs: no compiled chain for {', '.join(unknown)} (choose from {', '.join(LANGUAGES)})")
     folder = _data_dir(a.data)  # the folder holding <code>/topics.*.gz
     work = Path(a.work)
     trees = [("this", None), ("baseline", str(Path(a.baseline_src).resolve() / "src"))]

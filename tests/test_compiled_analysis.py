@@ -291,3 +291,15 @@ def test_compiled_japanese_on_mrtydi_topics(shared_data):
     got = get_analyzer("japanese").compiled().terms(texts)
     ref = reference("japanese")
     assert [(t, g) for t, g in zip(texts, got) if g != ref(t)] == []
+
+
+@needs_ja
+def test_compiled_japanese_long_text_and_its_arc_table():
+    from sounding.analysis import japanese_compiled
+
+    long = "東京大学の日本語です。ｶﾞｷﾞｸﾞ" * 2500  # its arc table outgrows what a thread keeps between chunks
+    chain = get_analyzer("japanese").compiled()
+    assert chain.terms([long, "食べました"]) == [reference("japanese")(long), reference("japanese")("食べました")]
+    assert chain._local.arcs is None
+    chain.terms(["食べました"])
+    assert len(chain._local.arcs) <= japanese_compiled.KEPT_ARCS

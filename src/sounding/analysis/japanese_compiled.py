@@ -27,6 +27,7 @@ from .compiled import KeyedChain, look_up, resolve
 
 ENTRY = 6  # bytes of a key's entry code: 6 bits each, as ASCII from "0" (30 bits of token index, the stat)
 BYTES_PER_CHARACTER = 4  # rows of the arc table a text's byte asks for at first (kuromoji._tokens' choice)
+KEPT_ARCS = 1 << 18  # rows of arc table a thread keeps between chunks (20 MiB); a larger one goes with its chunk
 
 
 def entry_code(stat: int, token: int) -> str:
@@ -114,8 +115,8 @@ class CompiledJapanese(KeyedChain):
             arcs = np.empty((BYTES_PER_CHARACTER * longest + 64, 10), np.int64)
         out = np.empty((longest + 1, 4), np.int64)
         counts = np.zeros(len(spans) + 1, np.int64)
-        nt, self._local.arcs = self._keys_of(buf, spans, arcs, out, scratch.keys, scratch.ends, scratch.hashes, counts,
-                                             *self._args)
+        nt, arcs = self._keys_of(buf, spans, arcs, out, scratch.keys, scratch.ends, scratch.hashes, counts, *self._args)
+        self._local.arcs = arcs if len(arcs) <= KEPT_ARCS else None
         toks = np.empty(nt, np.int32)
         first = table.n
         k = 0
