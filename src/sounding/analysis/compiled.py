@@ -348,11 +348,7 @@ class KeyedChain:
 
     def terms(self, texts: list[str]) -> list[list[str]]:
         """Each text's terms as text (tests and tools; indexing keeps the ids)."""
-        parts = [t.encode("utf-8", "surrogatepass") for t in texts]
-        ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
-        spans = np.stack([ends - [len(p) for p in parts], ends], axis=1) if parts else np.zeros((0, 2), np.int64)
-        buf = np.frombuffer(b"".join(parts) or b"\0", np.uint8)
-        toks, counts = self.scan(buf, spans.astype(np.int64))
+        toks, counts = self.scan(*joined([t.encode("utf-8", "surrogatepass") for t in texts]))
         words = self.vocab.keys()
         return [[words[g] for g in toks[counts[i] : counts[i + 1]].tolist() if g >= 0] for i in range(len(texts))]
 
@@ -418,6 +414,16 @@ class CompiledChain(KeyedChain):
                 for i, term in zip(where, convert([keys[i] for i in where])):
                     terms[i] = term
             table.set_values(rest + first, self._ids(terms))
+
+
+def joined(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """The parts one after another as a scan's `buf` (uint8; one NUL byte when empty) and each part's
+    (start, end) bytes in it, `spans` ((n, 2) int64)."""
+    sizes = np.fromiter(map(len, parts), np.int64, len(parts))
+    spans = np.empty((len(parts), 2), np.int64)
+    np.cumsum(sizes, out=spans[:, 1])
+    spans[:, 0] = spans[:, 1] - sizes
+    return np.frombuffer(b"".join(parts) or b"\0", np.uint8), spans
 
 
 class Scratch:

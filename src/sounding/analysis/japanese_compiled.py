@@ -23,7 +23,7 @@ import numpy as np
 
 from .bytetable import ByteTable, fnv1a
 from .cjk import cjk_width, needs_width_folding
-from .compiled import KeyedChain, look_up, resolve
+from .compiled import KeyedChain, joined, look_up, resolve
 
 ENTRY = 6  # bytes of a key's entry code: 6 bits each, as ASCII from "0" (30 bits of token index, the stat)
 BYTES_PER_CHARACTER = 4  # rows of the arc table a text's byte asks for at first (kuromoji._tokens' choice)
@@ -153,10 +153,5 @@ def _width_folded(buf: np.ndarray, spans: np.ndarray) -> tuple[np.ndarray, np.nd
     raw = buf.tobytes()
     if not needs_width_folding(raw.decode("utf-8", "surrogatepass")):
         return buf, spans
-    parts = [cjk_width(raw[a:z].decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")
-             for a, z in spans.tolist()]
-    ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
-    folded = np.empty((len(parts), 2), np.int64)
-    folded[:, 1] = ends
-    folded[:, 0] = ends - np.array([len(p) for p in parts], np.int64)
-    return np.frombuffer(b"".join(parts) or b"\0", np.uint8), folded
+    return joined([cjk_width(raw[a:z].decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")
+                   for a, z in spans.tolist()])

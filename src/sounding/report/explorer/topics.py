@@ -18,8 +18,6 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import numpy as np
-
 from ...errors import SoundingError
 
 FORMAT = 1
@@ -135,11 +133,9 @@ class _Marker:
         if self.compiled is None or len(cache) >= CACHE:
             return
         pieces = list({m.group() for text in texts for m in _PIECE.finditer(text)}.difference(cache))
-        parts = [p.encode("utf-8", "surrogatepass") for p in pieces]
-        sizes = np.array([len(p) for p in parts], np.int64)
-        ends = np.cumsum(sizes)
-        spans = np.stack([ends - sizes, ends], axis=1) if parts else np.zeros((0, 2), np.int64)
-        toks, bounds = self.compiled.scan(np.frombuffer(b"".join(parts) or b"\0", np.uint8), spans)
+        from ...analysis.compiled import joined  # (loaded with the compiled chain already)
+
+        toks, bounds = self.compiled.scan(*joined([p.encode("utf-8", "surrogatepass") for p in pieces]))
         toks, bounds = toks.tolist(), bounds.tolist()
         for i, piece in enumerate(pieces):  # (a dropped token or a term outside the queries' is < 0)
             cache[piece] = tuple(sorted({t for t in toks[bounds[i] : bounds[i + 1]] if t >= 0}))
